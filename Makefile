@@ -1,0 +1,51 @@
+# pinchpoint: `make run` builds everything and runs the bundled scenarios into results/;
+# `make test` runs the Rust and Python tests. Both create the virtualenv they need.
+
+VENV    ?= .venv
+PYTHON  ?= python3
+VPY     := $(abspath $(VENV))/bin/python
+export PYO3_PYTHON := $(VPY)
+export PATH := $(abspath $(VENV))/bin:$(PATH)
+CARGO_TEST_FLAGS ?=
+
+.PHONY: all build run test test-rust test-python test-slow bench clean
+
+all: build
+
+$(VENV)/.deps: pyproject.toml constraints.txt
+	$(PYTHON) -m venv $(VENV)
+	$(VPY) -m pip install -q --upgrade pip
+	$(VPY) -m pip install -q -c constraints.txt maturin numpy pandas pyarrow duckdb matplotlib rich typer tomli-w \
+		pytest pytest-xdist hypothesis "dask[distributed]"
+	touch $@
+
+# Release build of the native module, installed editable into the virtualenv.
+build: $(VENV)/.deps
+	$(VPY) -m maturin develop --release -q
+
+# The main job: every bundled scenario, results as Parquet under results/.
+run: build
+	@mkdir -p results
+	@for f in scenarios/examples/*.toml; do \
+		name=$$(basename $$f .toml); \
+		echo "== $$f -> results/examples/$$name"; \
+		$(VENV)/bin/pinchpoint run $$f --out results/examples/$$name || exit 1; \
+	done
+
+test: build test-rust test-python
+
+test-rust:
+	cargo test -p pinchpoint-core --release $(CARGO_TEST_FLAGS)
+
+test-python: build
+	$(VPY) -m pytest -q -n 2 tests
+
+# Long reproductions and benchmarks (not part of `make test`).
+test-slow: build
+	$(VPY) -m pytest -q -m slow tests
+
+bench: build
+	$(VENV)/bin/pinchpoint bench
+
+clean:
+	rm -rf target results $(VENV)

@@ -1,0 +1,292 @@
+//! Small statistics accumulators: moments, a log-bucketed histogram for percentiles, and a
+//! time-weighted tracker for queue occupancy.
+
+use crate::sim::SimTime;
+
+/// Count, mean, standard deviation, min and max of a stream of values (Welford's update, so the
+/// variance stays accurate over long runs).
+#[derive(Clone, Copy, Debug)]
+pub struct Moments {
+    /// Number of values.
+    pub count: u64,
+    mean: f64,
+    m2: f64,
+    /// Smallest value (+inf when empty).
+    pub min: f64,
+    /// Largest value (-inf when empty).
+    pub max: f64,
+}
+
+impl Default for Moments {
+    fn default() -> Self {
+        Moments { count: 0, mean: 0.0, m2: 0.0, min: f64::INFINITY, max: f64::NEG_INFINITY }
+    }
+}
+
+impl Moments {
+    /// Adds one value.
+    #[inline]
+    pub fn add(&mut self, x: f64) {
+        self.count += 1;
+        let d = x - self.mean;
+        self.mean += d / self.count as f64;
+        self.m2 += d * (x - self.mean);
+        self.min = self.min.min(x);
+        self.max = self.max.max(x);
+    }
+    /// Mean (NaN when empty).
+    pub fn mean(&self) -> f64 {
+        if self.count == 0 { f64::NAN } else { self.mean }
+    }
+    /// Population standard deviation (NaN when empty).
+    pub fn std(&self) -> f64 {
+        if self.count == 0 { f64::NAN } else { (self.m2 / self.count as f64).sqrt() }
+    }
+    /// Minimum or NaN.
+    pub fn min_or_nan(&self) -> f64 {
+        if self.count == 0 { f64::NAN } else { self.min }
+    }
+    /// Maximum or NaN.
+    pub fn max_or_nan(&self) -> f64 {
+        if self.count == 0 { f64::NAN } else { self.max }
+    }
+}
+
+/// Sub-bucket bits: values below 2^SUB_BITS are exact, larger ones fall in buckets 1/64 wide
+/// relative to their value (under 1.6% error).
+const SUB_BITS: u32 = 7;
+const HALF: u64 = 1 << (SUB_BITS - 1);
+
+/// A histogram over u64 values with logarithmic buckets and u64 weights. Storage covers only the
+/// range of buckets used, so a histogram whose values span one decade holds a few hundred words.
+#[derive(Clone, Debug, Default)]
+pub struct LogHistogram {
+    first: usize,
+    counts: Vec<u64>,
+    total: u128,
+}
+
+#[inline]
+fn bucket_of(v: u64) -> usize {
+    if v < (1 << SUB_BITS) {
+        v as usize
+    } else {
+        let msb = 63 - v.leading_zeros();
+        let e = msb - (SUB_BITS - 1);
+        let m = v >> e; // in [HALF, 2*HALF)
+        (e as u64 * HALF + m) as usize
+    }
+}
+
+#[inline]
+fn bucket_range(i: usize) -> (u64, u64) {
+    let i = i as u64;
+    if i < (1 << SUB_BITS) {
+        (i, i)
+    } else {
+        let e = i / HALF - 1;
+        let m = i - e * HALF;
+        (m << e, ((m + 1) << e) - 1)
+    }
+}
+
+impl LogHistogram {
+    /// Adds `weight` at `value`.
+    #[inline]
+    pub fn add(&mut self, value: u64, weight: u64) {
+        if weight == 0 {
+            return;
+        }
+        let b = bucket_of(value);
+        if self.counts.is_empty() {
+            self.first = b;
+            self.counts.push(0);
+        } else if b < self.first {
+            let grow = self.first - b;
+            self.counts.splice(0..0, std::iter::repeat_n(0, grow));
+            self.first = b;
+        } else if b >= self.first + self.counts.len() {
+            self.counts.resize(b - self.first + 1, 0);
+        }
+        self.counts[b - self.first] += weight;
+        self.total += weight as u128;
+    }
+
+    /// Total weight.
+    pub fn total(&self) -> u128 {
+        self.total
+    }
+
+    /// The value below which a fraction `q` of the weight lies (bucket midpoint; exact below 128).
+    pub fn quantile(&self, q: f64) -> f64 {
+        if self.total == 0 {
+            return f64::NAN;
+        }
+        let target = (q * self.total as f64).ceil().max(1.0) as u128;
+        let mut acc: u128 = 0;
+        for (k, c) in self.counts.iter().enumerate() {
+            acc += *c as u128;
+            if acc >= target {
+                let (lo, hi) = bucket_range(self.first + k);
+                return (lo as f64 + hi as f64) / 2.0;
+            }
+        }
+        let (lo, hi) = bucket_range(self.first + self.counts.len() - 1);
+        (lo as f64 + hi as f64) / 2.0
+    }
+}
+
+/// Time-weighted statistics of a piecewise-constant quantity (a queue length): mean, std, min,
+/// max and percentiles over time.
+#[derive(Clone, Debug, Default)]
+pub struct TimeWeighted {
+    last_change: SimTime,
+    current: u64,
+    start: SimTime,
+    integral: f64,
+    integral_sq: f64,
+    /// Smallest value held.
+    pub min: u64,
+    /// Largest value held.
+    pub max: u64,
+    hist: LogHistogram,
+}
+
+impl TimeWeighted {
+    /// Starts tracking at `t0` with value 0.
+    pub fn new(t0: SimTime) -> Self {
+        TimeWeighted { last_change: t0, start: t0, ..Default::default() }
+    }
+
+    /// The value changes to `v` at `now`.
+    #[inline]
+    pub fn set(&mut self, now: SimTime, v: u64) {
+        if v == self.current {
+            return;
+        }
+        self.close(now);
+        self.current = v;
+        if v > self.max {
+            self.max = v;
+        }
+    }
+
+    #[inline]
+    fn close(&mut self, now: SimTime) {
+        let dt = now - self.last_change;
+        if dt > 0 {
+            let x = self.current as f64;
+            let w = dt as f64;
+            self.integral += x * w;
+            self.integral_sq += x * x * w;
+            self.hist.add(self.current, dt);
+            self.last_change = now;
+        }
+    }
+
+    /// Current value.
+    pub fn current(&self) -> u64 {
+        self.current
+    }
+
+    /// Summary up to `now`: (mean, std, min, max, p99).
+    pub fn summary(&self, now: SimTime) -> (f64, f64, f64, f64, f64) {
+        let mut c = self.clone();
+        c.close(now);
+        let span = (now - c.start) as f64;
+        if span <= 0.0 {
+            return (c.current as f64, 0.0, c.current as f64, c.current as f64, c.current as f64);
+        }
+        let mean = c.integral / span;
+        let var = (c.integral_sq / span - mean * mean).max(0.0);
+        // The minimum over time: zero if the value ever sat at zero for a positive time.
+        let min = c.min_held();
+        (mean, var.sqrt(), min, c.max as f64, c.hist.quantile(0.99))
+    }
+
+    fn min_held(&self) -> f64 {
+        // The lowest bucket that has weight.
+        for (k, w) in self.hist.counts.iter().enumerate() {
+            if *w > 0 {
+                return bucket_range(self.hist.first + k).0 as f64;
+            }
+        }
+        self.current as f64
+    }
+}
+
+/// Jain's fairness index of a set of allocations: (sum x)^2 / (n * sum x^2); 1 is perfectly fair.
+pub fn jain_index(xs: &[f64]) -> f64 {
+    if xs.is_empty() {
+        return f64::NAN;
+    }
+    let s: f64 = xs.iter().sum();
+    let s2: f64 = xs.iter().map(|x| x * x).sum();
+    if s2 == 0.0 {
+        return f64::NAN;
+    }
+    s * s / (xs.len() as f64 * s2)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn moments_match_direct_formulas() {
+        let mut m = Moments::default();
+        for x in [1.0, 2.0, 3.0, 4.0] {
+            m.add(x);
+        }
+        assert_eq!(m.mean(), 2.5);
+        assert!((m.std() - 1.118_033_988_7).abs() < 1e-9);
+        assert_eq!((m.min, m.max), (1.0, 4.0));
+    }
+
+    #[test]
+    fn histogram_is_exact_for_small_values() {
+        let mut h = LogHistogram::default();
+        for v in 0..100 {
+            h.add(v, 1);
+        }
+        assert_eq!(h.quantile(0.99), 98.0);
+        assert_eq!(h.quantile(0.5), 49.0);
+    }
+
+    proptest! {
+        #[test]
+        fn bucket_ranges_contain_their_values(v in any::<u64>()) {
+            let (lo, hi) = bucket_range(bucket_of(v));
+            prop_assert!(lo <= v && v <= hi);
+            prop_assert!((hi - lo) as f64 <= (v as f64) / 60.0 + 1.0);
+        }
+
+        #[test]
+        fn quantile_is_within_two_percent(vals in proptest::collection::vec(1u64..10_000_000, 1..300)) {
+            let mut h = LogHistogram::default();
+            for v in &vals { h.add(*v, 1); }
+            let mut s = vals.clone();
+            s.sort();
+            let k = ((0.99 * s.len() as f64).ceil() as usize).max(1) - 1;
+            let exact = s[k] as f64;
+            prop_assert!((h.quantile(0.99) - exact).abs() <= exact * 0.02 + 1.0);
+        }
+    }
+
+    #[test]
+    fn time_weighted_mean_and_p99() {
+        let mut t = TimeWeighted::new(0);
+        t.set(0, 10); // 10 for 90 s
+        t.set(90, 20); // 20 for 10 s
+        let (mean, _std, min, max, p99) = t.summary(100);
+        assert!((mean - 11.0).abs() < 1e-12);
+        assert_eq!((min, max, p99), (10.0, 20.0, 20.0));
+    }
+
+    #[test]
+    fn jain_is_one_for_equal_and_1_over_n_for_one_hog() {
+        assert!((jain_index(&[3.0, 3.0, 3.0]) - 1.0).abs() < 1e-12);
+        assert!((jain_index(&[1.0, 0.0, 0.0, 0.0]) - 0.25).abs() < 1e-12);
+    }
+}

@@ -1,0 +1,19 @@
+//! The network: packets, nodes, ports and routes.
+
+pub mod packet;
+pub mod port;
+pub mod routing;
+
+pub use packet::{Packet, PacketKind, PacketSlab};
+pub use port::Port;
+
+/// A node: a host or a router.
+#[derive(Clone, Debug)]
+pub struct Node {
+    /// Name from the scenario.
+    pub name: String,
+    /// True for routers.
+    pub is_router: bool,
+    /// Output ports of this node (indices into the port arena), in link declaration order.
+    pub ports: Vec<u32>,
+}

@@ -1,0 +1,170 @@
+//! The packet: a plain `Copy` struct carrying ids, sequence numbers, timestamps and every
+//! congestion field the seed mechanisms need. Packets live in a [`PacketSlab`] and the rest of the
+//! engine passes `u32` slots around, so nothing is allocated per packet.
+
+use crate::sim::SimTime;
+
+/// What a packet carries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[repr(u8)]
+pub enum PacketKind {
+    /// Transport data (a TCP segment, an ATN DT TPDU, a UDP datagram).
+    #[default]
+    Data = 0,
+    /// An acknowledgement (TCP ACK, ATN AK TPDU).
+    Ack = 1,
+    /// A control packet (handshakes, Rate Quench).
+    Control = 2,
+}
+
+/// ECN codepoint of the IP header (RFC 3168).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[repr(u8)]
+pub enum Ecn {
+    /// Not ECN-capable transport.
+    #[default]
+    NotEct = 0,
+    /// ECN-capable transport.
+    Ect = 1,
+    /// Congestion experienced.
+    Ce = 3,
+}
+
+/// Flag bits of [`Packet::flags`].
+pub mod flags {
+    /// ATN / DECbit Congestion Experienced bit (ATN WP/267 s5.1).
+    pub const CE: u8 = 1 << 0;
+    /// TCP ECN-Echo on an acknowledgement (RFC 3168 s6.1.3).
+    pub const ECE: u8 = 1 << 1;
+    /// TCP Congestion Window Reduced (RFC 3168 s6.1.2).
+    pub const CWR: u8 = 1 << 2;
+    /// The segment is a retransmission (for bookkeeping only; not on the wire).
+    pub const RETX: u8 = 1 << 3;
+}
+
+/// One packet. 96 bytes; see the size test below.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Packet {
+    /// Sequence number of the first payload byte (data) or of the next byte expected (acks carry
+    /// the cumulative acknowledgement in `ack`).
+    pub seq: u64,
+    /// Cumulative acknowledgement: the next byte the receiver expects.
+    pub ack: u64,
+    /// When the transport handed this packet to the network (end-to-end delay is measured from it).
+    pub sent_at: SimTime,
+    /// Timestamp echoed by the receiver (RFC 7323 TSecr), for RTT samples.
+    pub ts_echo: SimTime,
+    /// Explicit rate the routers allow on the forward path (RBCC), bit/s.
+    pub rate_bps: f64,
+    /// The forward-path rate reflected back to the source (RBCC / TRUMP), bit/s.
+    pub return_rate_bps: f64,
+    /// Flow this packet belongs to (index into the flow arena).
+    pub flow: u32,
+    /// Route the packet follows (index into the route arena).
+    pub route: u32,
+    /// Size on the wire, headers included, in bytes.
+    pub size_bytes: u32,
+    /// Payload bytes (data) carried.
+    pub payload_bytes: u32,
+    /// Receiver-advertised window or credit, in bytes (TCP rwnd, ATN credit W x TPDU size).
+    pub window_bytes: u32,
+    /// Path load seen so far (ECA LOAD), dimensionless.
+    pub load: f32,
+    /// Load reflected from the receiver (ECA RLOAD), dimensionless.
+    pub rload: f32,
+    /// Index of the next hop on the route.
+    pub hop: u16,
+    /// Data, acknowledgement or control.
+    pub kind: PacketKind,
+    /// ECN codepoint.
+    pub ecn: Ecn,
+    /// Flag bits, see [`flags`].
+    pub flags: u8,
+    /// Scheduling priority at ports that honour it (0 = highest).
+    pub priority: u8,
+}
+
+impl Packet {
+    /// True if the CE (congestion experienced) bit is set.
+    #[inline]
+    pub fn ce(&self) -> bool {
+        self.flags & flags::CE != 0
+    }
+    /// Sets the CE bit.
+    #[inline]
+    pub fn set_ce(&mut self) {
+        self.flags |= flags::CE;
+    }
+}
+
+/// Arena of packets in the network, addressed by `u32` slot. Freed slots are reused (LIFO), so
+/// the slab grows only to the largest number of packets ever alive at once.
+#[derive(Default)]
+pub struct PacketSlab {
+    slots: Vec<Packet>,
+    free: Vec<u32>,
+}
+
+impl PacketSlab {
+    /// Stores `pkt` and returns its slot.
+    #[inline]
+    pub fn insert(&mut self, pkt: Packet) -> u32 {
+        if let Some(id) = self.free.pop() {
+            self.slots[id as usize] = pkt;
+            id
+        } else {
+            self.slots.push(pkt);
+            (self.slots.len() - 1) as u32
+        }
+    }
+    /// Frees slot `id`.
+    #[inline]
+    pub fn remove(&mut self, id: u32) {
+        self.free.push(id);
+    }
+    /// The packet in slot `id`.
+    #[inline]
+    pub fn get(&self, id: u32) -> &Packet {
+        &self.slots[id as usize]
+    }
+    /// The packet in slot `id`, mutably.
+    #[inline]
+    pub fn get_mut(&mut self, id: u32) -> &mut Packet {
+        &mut self.slots[id as usize]
+    }
+    /// Packets currently stored.
+    pub fn live(&self) -> usize {
+        self.slots.len() - self.free.len()
+    }
+    /// Slots currently free.
+    pub fn free_slots(&self) -> &[u32] {
+        &self.free
+    }
+    /// The largest number of packets ever alive at once.
+    pub fn high_water(&self) -> usize {
+        self.slots.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn packet_stays_small() {
+        assert!(std::mem::size_of::<Packet>() <= 96, "{}", std::mem::size_of::<Packet>());
+    }
+
+    #[test]
+    fn slab_reuses_slots() {
+        let mut s = PacketSlab::default();
+        let a = s.insert(Packet::default());
+        let _b = s.insert(Packet::default());
+        s.remove(a);
+        let c = s.insert(Packet { flow: 9, ..Default::default() });
+        assert_eq!(a, c);
+        assert_eq!(s.get(c).flow, 9);
+        assert_eq!(s.live(), 2);
+        assert_eq!(s.high_water(), 2);
+    }
+}

@@ -1,0 +1,48 @@
+//! An output port: a queue discipline, a transmitter, hooks, and the wire behind it.
+//!
+//! The port owns the bookkeeping (ns-3's QueueDisc split): it counts arrivals, drops and marks by
+//! reason, tracks occupancy over time, and keeps the packets on the wire in a ring. A link has one
+//! rate and one delay, so packets leave the wire in the order they entered it: only the head of
+//! the ring needs an event in the heap.
+
+use crate::metrics::PortStats;
+use crate::port_hooks::AnyHook;
+use crate::queue::AnyQueue;
+use crate::sim::{SimRng, SimTime};
+use std::collections::VecDeque;
+
+/// One simplex channel's sending end.
+pub struct Port {
+    /// `from->to` by node names.
+    pub name: String,
+    /// Node the port belongs to.
+    pub from_node: u32,
+    /// Node at the far end of the wire.
+    pub to_node: u32,
+    /// Transmission rate, bit/s.
+    pub rate_bps: u64,
+    /// Propagation delay, ps.
+    pub delay_ps: SimTime,
+    /// The queue discipline.
+    pub queue: AnyQueue,
+    /// Hooks, in scenario order.
+    pub hooks: Vec<AnyHook>,
+    /// True while a packet is being serialised.
+    pub busy: bool,
+    /// Packets on the wire: (arrival time at the far end, packet slot), in order.
+    pub wire: VecDeque<(SimTime, u32)>,
+    /// The port's random stream (probabilistic disciplines).
+    pub rng: SimRng,
+    /// Counters.
+    pub stats: PortStats,
+    /// Record every queue change (metrics.queue_trace).
+    pub traced: bool,
+}
+
+impl Port {
+    /// Packets waiting in the queue.
+    pub fn queue_len_pkts(&self) -> u32 {
+        use crate::queue::QueueDiscipline;
+        self.queue.len_pkts()
+    }
+}

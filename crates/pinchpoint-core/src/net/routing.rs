@@ -1,0 +1,180 @@
+//! Routes: every flow's forward and reverse paths are computed at build time (and again at each
+//! timed route change) as lists of output ports. A packet carries the index of its route and of
+//! its next hop, so forwarding is two array reads: no per-node table lookup and no hashing.
+//!
+//! Paths follow shortest-path trees (by hops or by delay, ties broken by link declaration
+//! order), with explicit per-destination rules overriding the tree at the nodes they name.
+//! A single-homed destination host is reached through its gateway's tree, so a dumbbell with
+//! 10,000 receivers needs two shortest-path computations, not 10,000.
+
+use super::Node;
+use crate::sim::SimTime;
+use std::collections::{BinaryHeap, HashMap};
+use std::cmp::Reverse;
+
+/// All routes of a run: each is a span of port ids in one flat vector.
+#[derive(Default, Debug)]
+pub struct RouteArena {
+    hops: Vec<u32>,
+    spans: Vec<(u32, u16)>,
+}
+
+impl RouteArena {
+    /// Stores a path (a list of port ids) and returns its route id.
+    pub fn add(&mut self, ports: &[u32]) -> u32 {
+        let start = self.hops.len() as u32;
+        self.hops.extend_from_slice(ports);
+        self.spans.push((start, ports.len() as u16));
+        (self.spans.len() - 1) as u32
+    }
+    /// Port at hop `hop` of route `route`, or None past the end.
+    #[inline]
+    pub fn port(&self, route: u32, hop: u16) -> Option<u32> {
+        let (start, len) = self.spans[route as usize];
+        if hop < len {
+            Some(self.hops[(start + hop as u32) as usize])
+        } else {
+            None
+        }
+    }
+    /// The ports of route `route`.
+    pub fn ports(&self, route: u32) -> &[u32] {
+        let (start, len) = self.spans[route as usize];
+        &self.hops[start as usize..(start as usize + len as usize)]
+    }
+}
+
+/// An explicit rule: at `node`, traffic for `dst` leaves by `port`, from `at` on.
+#[derive(Clone, Copy, Debug)]
+pub struct RouteRule {
+    /// Node where the rule applies.
+    pub node: u32,
+    /// Destination it is for.
+    pub dst: u32,
+    /// Output port to use.
+    pub port: u32,
+    /// When it takes effect.
+    pub at: SimTime,
+}
+
+/// Computes paths over a fixed topology.
+pub struct Router<'a> {
+    nodes: &'a [Node],
+    /// Per port: (from, to, delay_ps).
+    port_ends: Vec<(u32, u32, SimTime)>,
+    by_delay: bool,
+    trees: HashMap<u32, Vec<u32>>,
+}
+
+const NO_PORT: u32 = u32::MAX;
+
+impl<'a> Router<'a> {
+    /// A router over `nodes` whose ports have the given (from, to, delay) ends.
+    pub fn new(nodes: &'a [Node], port_ends: Vec<(u32, u32, SimTime)>, by_delay: bool) -> Self {
+        Router { nodes, port_ends, by_delay, trees: HashMap::new() }
+    }
+
+    /// For every node, the port that leads one step closer to `root` (NO_PORT if none).
+    fn tree(&mut self, root: u32) -> &Vec<u32> {
+        if !self.trees.contains_key(&root) {
+            let t = self.build_tree(root);
+            self.trees.insert(root, t);
+        }
+        &self.trees[&root]
+    }
+
+    fn build_tree(&self, root: u32) -> Vec<u32> {
+        // Dijkstra from the root over reversed ports (unit weights for hop routing). Nodes are
+        // settled in (distance, discovery order) order, so ties go to the earlier-declared link.
+        let n = self.nodes.len();
+        let mut dist = vec![u64::MAX; n];
+        let mut toward = vec![NO_PORT; n];
+        // Incoming ports of each node: ports whose far end is that node.
+        let mut incoming: Vec<Vec<u32>> = vec![Vec::new(); n];
+        for (p, &(from, to, _)) in self.port_ends.iter().enumerate() {
+            let _ = from;
+            incoming[to as usize].push(p as u32);
+        }
+        let mut heap = BinaryHeap::new();
+        let mut order = 0u64;
+        dist[root as usize] = 0;
+        heap.push(Reverse((0u64, order, root)));
+        while let Some(Reverse((d, _, u))) = heap.pop() {
+            if d > dist[u as usize] {
+                continue;
+            }
+            // Do not route through hosts: a host forwards nothing (it may be a source only).
+            if u != root && !self.nodes[u as usize].is_router {
+                continue;
+            }
+            for &p in &incoming[u as usize] {
+                let (from, _, delay) = self.port_ends[p as usize];
+                let w = if self.by_delay { delay.max(1) } else { 1 };
+                let nd = d + w;
+                if nd < dist[from as usize] {
+                    dist[from as usize] = nd;
+                    toward[from as usize] = p;
+                    order += 1;
+                    heap.push(Reverse((nd, order, from)));
+                }
+            }
+        }
+        toward
+    }
+
+    /// The path from `src` to `dst` as a list of ports, honouring `rules` in force at `t`.
+    /// Errors name the node where the path breaks or loops.
+    pub fn path(&mut self, src: u32, dst: u32, rules: &[RouteRule], t: SimTime) -> Result<Vec<u32>, String> {
+        // Root the tree at the destination's gateway when the destination is a single-homed host.
+        let dnode = &self.nodes[dst as usize];
+        let (root, last_port) = if !dnode.is_router && dnode.ports.len() == 1 {
+            let p = dnode.ports[0];
+            let gw = self.port_ends[p as usize].1;
+            // The port from the gateway back to the destination.
+            let back = self.nodes[gw as usize]
+                .ports
+                .iter()
+                .copied()
+                .find(|&q| self.port_ends[q as usize].1 == dst)
+                .ok_or_else(|| format!("no link from '{}' back to '{}'", self.nodes[gw as usize].name, dnode.name))?;
+            (gw, Some(back))
+        } else {
+            (dst, None)
+        };
+        let mut path = Vec::new();
+        let mut u = src;
+        let limit = self.nodes.len() + 2;
+        loop {
+            if u == dst {
+                return Ok(path);
+            }
+            // An explicit rule for (u, dst) in force at t: the latest one wins.
+            let rule = rules.iter().filter(|r| r.node == u && r.dst == dst && r.at <= t).max_by_key(|r| r.at);
+            let p = if let Some(r) = rule {
+                r.port
+            } else if u == root {
+                match last_port {
+                    Some(p) => p,
+                    None => return Err(format!("no route from '{}' to '{}'", self.nodes[src as usize].name, dnode.name)),
+                }
+            } else {
+                let p = self.tree(root)[u as usize];
+                if p == NO_PORT {
+                    return Err(format!(
+                        "no route from '{}' to '{}' (stuck at '{}')",
+                        self.nodes[src as usize].name, dnode.name, self.nodes[u as usize].name
+                    ));
+                }
+                p
+            };
+            path.push(p);
+            if path.len() > limit {
+                return Err(format!(
+                    "routing loop between '{}' and '{}' (through '{}')",
+                    self.nodes[src as usize].name, dnode.name, self.nodes[u as usize].name
+                ));
+            }
+            u = self.port_ends[p as usize].1;
+        }
+    }
+}

@@ -1,0 +1,100 @@
+//! Drop-tail: first in, first out; an arrival that does not fit the buffer is dropped.
+
+use super::{BufferLimit, Fifo, PortInfo, QueueDiscipline, Verdict, DropReason};
+use crate::net::packet::Packet;
+use crate::sim::{SimRng, SimTime};
+use serde::{Deserialize, Serialize};
+
+/// Scenario configuration of a drop-tail queue.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DropTailConfig {
+    /// Buffer limit (packets and/or bytes). With neither given the buffer holds 100 packets.
+    #[serde(flatten)]
+    pub limit: BufferLimit,
+}
+
+impl Default for DropTailConfig {
+    fn default() -> Self {
+        DropTailConfig { limit: BufferLimit { limit_pkts: Some(100), limit_bytes: None } }
+    }
+}
+
+/// A drop-tail FIFO.
+#[derive(Debug)]
+pub struct DropTail {
+    fifo: Fifo,
+    limit: BufferLimit,
+}
+
+impl DropTail {
+    /// Builds a drop-tail queue from its configuration.
+    pub fn new(cfg: &DropTailConfig, _port: PortInfo) -> Self {
+        let mut limit = cfg.limit;
+        if limit.limit_pkts.is_none() && limit.limit_bytes.is_none() {
+            limit.limit_pkts = Some(100);
+        }
+        DropTail { fifo: Fifo::default(), limit }
+    }
+}
+
+impl QueueDiscipline for DropTail {
+    #[inline]
+    fn enqueue(&mut self, id: u32, pkt: &mut Packet, _now: SimTime, _rng: &mut SimRng) -> Verdict {
+        if self.limit.fits(self.fifo.len_pkts(), self.fifo.len_bytes(), pkt.size_bytes) {
+            self.fifo.push(id, pkt.size_bytes);
+            Verdict::Queued
+        } else {
+            Verdict::Dropped(DropReason::Overflow)
+        }
+    }
+    #[inline]
+    fn dequeue(&mut self, _now: SimTime) -> Option<u32> {
+        self.fifo.pop()
+    }
+    fn len_pkts(&self) -> u32 {
+        self.fifo.len_pkts()
+    }
+    fn len_bytes(&self) -> u64 {
+        self.fifo.len_bytes()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::units::Bytes;
+    use crate::sim::rng::stream;
+
+    fn info() -> PortInfo {
+        PortInfo { rate_bps: 1_000_000, delay_ps: 0 }
+    }
+
+    #[test]
+    fn drops_the_arrival_that_overflows_the_packet_limit() {
+        let cfg = DropTailConfig { limit: BufferLimit { limit_pkts: Some(2), limit_bytes: None } };
+        let mut q = DropTail::new(&cfg, info());
+        let mut rng = stream(0, "t");
+        let mut p = Packet { size_bytes: 100, ..Default::default() };
+        assert_eq!(q.enqueue(0, &mut p, 0, &mut rng), Verdict::Queued);
+        assert_eq!(q.enqueue(1, &mut p, 0, &mut rng), Verdict::Queued);
+        assert_eq!(q.enqueue(2, &mut p, 0, &mut rng), Verdict::Dropped(DropReason::Overflow));
+        assert_eq!(q.dequeue(0), Some(0));
+        assert_eq!(q.enqueue(3, &mut p, 0, &mut rng), Verdict::Queued);
+        assert_eq!((q.dequeue(0), q.dequeue(0), q.dequeue(0)), (Some(1), Some(3), None));
+    }
+
+    #[test]
+    fn byte_limit_counts_sizes() {
+        let cfg = DropTailConfig { limit: BufferLimit { limit_pkts: None, limit_bytes: Some(Bytes(250)) } };
+        let mut q = DropTail::new(&cfg, info());
+        let mut rng = stream(0, "t");
+        let mut big = Packet { size_bytes: 200, ..Default::default() };
+        let mut small = Packet { size_bytes: 50, ..Default::default() };
+        assert_eq!(q.enqueue(0, &mut big, 0, &mut rng), Verdict::Queued);
+        assert_eq!(q.enqueue(1, &mut big, 0, &mut rng), Verdict::Dropped(DropReason::Overflow));
+        assert_eq!(q.enqueue(2, &mut small, 0, &mut rng), Verdict::Queued);
+        assert_eq!(q.len_bytes(), 250);
+        assert_eq!(q.len_pkts(), 2);
+    }
+}

@@ -1,0 +1,182 @@
+//! Queue disciplines: what a port does with an arriving packet and which packet it sends next.
+//!
+//! A discipline only decides. The port that wraps it (`net::port::Port`) owns the bookkeeping:
+//! arrivals, departures, drops and marks by reason, occupancy statistics and the conservation
+//! check. Adding a discipline means: its file here, one line in [`registry!`] below, its tests and
+//! its page under `docs/algorithms/`.
+
+use crate::net::packet::Packet;
+use crate::sim::{SimRng, SimTime};
+use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
+
+pub mod droptail;
+pub mod priority;
+
+/// Why a packet was dropped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum DropReason {
+    /// The buffer was full.
+    Overflow = 0,
+    /// An active queue management rule dropped it early (threshold, probability).
+    Early = 1,
+    /// A per-flow policy singled out its flow (SDA, ISDA).
+    Policy = 2,
+}
+
+/// Number of [`DropReason`] values (size of per-reason counter arrays).
+pub const DROP_REASONS: usize = 3;
+/// Column names for the per-reason counters, indexed by `DropReason as usize`.
+pub const DROP_REASON_NAMES: [&str; DROP_REASONS] = ["overflow", "early", "policy"];
+
+/// A discipline's decision about an arriving packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// Queued unchanged.
+    Queued,
+    /// Queued, and a congestion mark (ECN CE or the CE bit) was set on it.
+    Marked,
+    /// Not queued; the port frees the packet.
+    Dropped(DropReason),
+}
+
+/// Facts about the port a discipline serves, given when it is built.
+#[derive(Clone, Copy, Debug)]
+pub struct PortInfo {
+    /// Transmission rate of the port, bit/s.
+    pub rate_bps: u64,
+    /// Propagation delay of the link behind the port, ps.
+    pub delay_ps: SimTime,
+}
+
+/// The decision-making half of an output port.
+pub trait QueueDiscipline {
+    /// Decides about packet `pkt` (stored in slot `id`) arriving at `now`; queues its slot unless
+    /// it returns `Dropped`. May set congestion fields on `pkt`.
+    fn enqueue(&mut self, id: u32, pkt: &mut Packet, now: SimTime, rng: &mut SimRng) -> Verdict;
+    /// The slot of the next packet to transmit, if any.
+    fn dequeue(&mut self, now: SimTime) -> Option<u32>;
+    /// Packets waiting (not counting one being transmitted).
+    fn len_pkts(&self) -> u32;
+    /// Bytes waiting.
+    fn len_bytes(&self) -> u64;
+}
+
+/// A FIFO of packet slots that keeps its length in packets and bytes; the building block most
+/// disciplines share.
+#[derive(Default, Debug)]
+pub struct Fifo {
+    items: VecDeque<(u32, u32)>,
+    bytes: u64,
+}
+
+impl Fifo {
+    /// Appends slot `id` of `size_bytes`.
+    #[inline]
+    pub fn push(&mut self, id: u32, size_bytes: u32) {
+        self.items.push_back((id, size_bytes));
+        self.bytes += size_bytes as u64;
+    }
+    /// Removes the head slot.
+    #[inline]
+    pub fn pop(&mut self) -> Option<u32> {
+        let (id, size) = self.items.pop_front()?;
+        self.bytes -= size as u64;
+        Some(id)
+    }
+    /// Packets held.
+    #[inline]
+    pub fn len_pkts(&self) -> u32 {
+        self.items.len() as u32
+    }
+    /// Bytes held.
+    #[inline]
+    pub fn len_bytes(&self) -> u64 {
+        self.bytes
+    }
+    /// True when empty.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+}
+
+/// A buffer limit in packets and/or bytes; a packet fits if it fits both.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct BufferLimit {
+    /// Largest number of waiting packets; none means no packet limit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit_pkts: Option<u32>,
+    /// Largest number of waiting bytes; none means no byte limit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit_bytes: Option<crate::scenario::units::Bytes>,
+}
+
+impl BufferLimit {
+    /// True if a packet of `size_bytes` fits on top of `fifo`.
+    #[inline]
+    pub fn fits(&self, pkts: u32, bytes: u64, size_bytes: u32) -> bool {
+        self.limit_pkts.is_none_or(|l| pkts < l)
+            && self.limit_bytes.is_none_or(|l| bytes + size_bytes as u64 <= l.0)
+    }
+}
+
+/// Generates the config enum (`QueueConfig`, tagged by `kind`), the runtime enum (`AnyQueue`) and
+/// the dispatch. One line per discipline: `"name" => Variant(Type, ConfigType)`.
+macro_rules! registry {
+    ($( $name:literal => $variant:ident($ty:ty, $cfg:ty) ),* $(,)?) => {
+        /// Configuration of a port's queue discipline, as written in a scenario (`kind = "..."`).
+        #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+        #[serde(tag = "kind")]
+        pub enum QueueConfig {
+            $( #[doc = $name] #[serde(rename = $name)] $variant($cfg), )*
+        }
+
+        /// A built queue discipline.
+        pub enum AnyQueue {
+            $( #[doc = $name] $variant($ty), )*
+        }
+
+        /// Names accepted in `kind`.
+        pub const QUEUE_KINDS: &[&str] = &[$($name),*];
+
+        impl AnyQueue {
+            /// Builds the discipline `cfg` describes for a port.
+            pub fn build(cfg: &QueueConfig, port: PortInfo) -> Self {
+                match cfg { $( QueueConfig::$variant(c) => AnyQueue::$variant(<$ty>::new(c, port)), )* }
+            }
+        }
+
+        impl QueueDiscipline for AnyQueue {
+            #[inline]
+            fn enqueue(&mut self, id: u32, pkt: &mut Packet, now: SimTime, rng: &mut SimRng) -> Verdict {
+                match self { $( AnyQueue::$variant(q) => q.enqueue(id, pkt, now, rng), )* }
+            }
+            #[inline]
+            fn dequeue(&mut self, now: SimTime) -> Option<u32> {
+                match self { $( AnyQueue::$variant(q) => q.dequeue(now), )* }
+            }
+            #[inline]
+            fn len_pkts(&self) -> u32 {
+                match self { $( AnyQueue::$variant(q) => q.len_pkts(), )* }
+            }
+            #[inline]
+            fn len_bytes(&self) -> u64 {
+                match self { $( AnyQueue::$variant(q) => q.len_bytes(), )* }
+            }
+        }
+    };
+}
+
+registry! {
+    "droptail" => DropTail(droptail::DropTail, droptail::DropTailConfig),
+    "priority" => Priority(priority::StrictPriority, priority::StrictPriorityConfig),
+}
+
+impl Default for QueueConfig {
+    fn default() -> Self {
+        QueueConfig::DropTail(droptail::DropTailConfig::default())
+    }
+}

@@ -1,0 +1,209 @@
+//! Builds a [`Simulation`] from a validated scenario.
+
+use super::schema::*;
+use super::ScenarioError;
+use crate::metrics::{FlowStats, PacketTrace, PortStats};
+use crate::net::routing::{RouteArena, RouteRule, Router};
+use crate::net::{Node, PacketSlab, Port};
+use crate::port_hooks::AnyHook;
+use crate::queue::{AnyQueue, PortInfo, QueueConfig};
+use crate::simulation::{Flow, FlowShaper, FlowTimers, RunCounters, Simulation};
+use crate::shaper::TokenBucket;
+use crate::sim::{rng, Event, EventQueue, SimTime};
+use crate::transport::credit::{AnyReceiverPolicy, ReceiverConfig, ReceiverInit};
+use crate::transport::tcp::cc::{AnyCc, CcConfig, CcInit};
+use crate::transport::tcp::receiver::{ReceiverSettings, TcpReceiver};
+use crate::transport::tcp::sender::{SenderSettings, TcpSender};
+use crate::transport::tcp::TcpConnection;
+use crate::transport::udp::{Gaps, UdpFlow};
+use crate::transport::{AnyTransport, TIMER_APP};
+use std::collections::HashMap;
+
+/// Builds the simulation `sc` describes, with `seed` overriding the scenario's seed if given.
+/// `origin` names the scenario in errors.
+pub fn build(sc: &Scenario, seed: Option<u64>, origin: &str) -> Result<Simulation, ScenarioError> {
+    let seed = seed.unwrap_or(sc.simulation.seed);
+    let fail = |path: String, message: String| ScenarioError { origin: origin.to_string(), path, message };
+    let mut nodes: Vec<Node> =
+        sc.nodes.iter().map(|n| Node { name: n.name.clone(), is_router: n.kind == NodeKind::Router, ports: Vec::new() }).collect();
+    let index: HashMap<&str, u32> = sc.nodes.iter().enumerate().map(|(i, n)| (n.name.as_str(), i as u32)).collect();
+
+    let mut ports: Vec<Port> = Vec::with_capacity(sc.links.len() * 2);
+    let default_queue = QueueConfig::default();
+    let trace: Vec<&str> = sc.metrics.queue_trace.iter().map(|s| s.as_str()).collect();
+    for l in &sc.links {
+        let a = index[l.a.as_str()];
+        let b = index[l.b.as_str()];
+        for (from, to, rate, q, extra_hooks) in [
+            (a, b, l.rate, l.queue_ab.as_ref().or(l.queue.as_ref()).unwrap_or(&default_queue), &l.hooks_ab),
+            (b, a, l.rate_ba.unwrap_or(l.rate), l.queue_ba.as_ref().or(l.queue.as_ref()).unwrap_or(&default_queue), &l.hooks_ba),
+        ] {
+            let rate_bps = rate.bps().max(1);
+            let name = format!("{}->{}", nodes[from as usize].name, nodes[to as usize].name);
+            let info = PortInfo { rate_bps, delay_ps: l.delay.0 };
+            let hooks = l.hooks.iter().chain(extra_hooks.iter()).map(|h| AnyHook::build(h, rate_bps)).collect();
+            let id = ports.len() as u32;
+            nodes[from as usize].ports.push(id);
+            ports.push(Port {
+                traced: trace.contains(&name.as_str()),
+                rng: rng::stream(seed, &format!("port:{name}")),
+                name,
+                from_node: from,
+                to_node: to,
+                rate_bps,
+                delay_ps: l.delay.0,
+                queue: AnyQueue::build(q, info),
+                hooks,
+                busy: false,
+                wire: Default::default(),
+                stats: PortStats::default(),
+            });
+        }
+    }
+
+    // Explicit route rules, by port.
+    let mut rules = Vec::new();
+    for r in &sc.routes {
+        let n = index[r.node.as_str()];
+        let h = index[r.next_hop.as_str()];
+        let port = nodes[n as usize].ports.iter().copied().find(|&p| ports[p as usize].to_node == h).expect("validated neighbour");
+        rules.push(RouteRule { node: n, dst: index[r.dst.as_str()], port, at: r.at.0 });
+    }
+    let ends: Vec<(u32, u32, SimTime)> = ports.iter().map(|p| (p.from_node, p.to_node, p.delay_ps)).collect();
+    let by_delay = sc.simulation.routing == RoutingMetric::Delay;
+    let mut router = Router::new(&nodes, ends, by_delay);
+    let mut routes = RouteArena::default();
+    let mut change_times: Vec<SimTime> = rules.iter().map(|r| r.at).filter(|&t| t > 0).collect();
+    change_times.sort_unstable();
+    change_times.dedup();
+    let mut route_cache: HashMap<Vec<u32>, u32> = HashMap::new();
+
+    let mut flows = Vec::with_capacity(sc.flows.len());
+    let mut finite = 0usize;
+    for (i, f) in sc.flows.iter().enumerate() {
+        let s = index[f.src.as_str()];
+        let d = index[f.dst.as_str()];
+        let fwd = router.path(s, d, &rules, 0).map_err(|m| fail(format!("flows[{i}]"), m))?;
+        let rev = router.path(d, s, &rules, 0).map_err(|m| fail(format!("flows[{i}]"), m))?;
+        for &t in &change_times {
+            router.path(s, d, &rules, t).map_err(|m| fail(format!("flows[{i}]"), format!("{m} after the route change at {} s", crate::sim::ps_to_secs(t))))?;
+            router.path(d, s, &rules, t).map_err(|m| fail(format!("flows[{i}]"), format!("{m} after the route change at {} s", crate::sim::ps_to_secs(t))))?;
+        }
+        let mut intern = |p: Vec<u32>| *route_cache.entry(p.clone()).or_insert_with(|| routes.add(&p));
+        let fwd_route = intern(fwd);
+        let rev_route = intern(rev);
+        let transport = build_transport(f);
+        if transport_is_finite(&transport) {
+            finite += 1;
+        }
+        let shaper = f.shaper.map(|c| Box::new(FlowShaper { bucket: TokenBucket::new(c.rate.bps(), c.bucket.0), held: Default::default() }));
+        flows.push(Flow {
+            name: f.name.clone(),
+            src: s,
+            dst: d,
+            fwd_route,
+            rev_route,
+            start: f.start.0,
+            transport,
+            timers: FlowTimers::default(),
+            rng: rng::stream(seed, &format!("flow:{}", f.name)),
+            stats: FlowStats::default(),
+            shaper,
+            priority: f.priority,
+            started: false,
+            done: false,
+        });
+    }
+
+    let mut queue = EventQueue::with_capacity(ports.len() * 2 + flows.len() * 2 + 16);
+    for (i, f) in flows.iter_mut().enumerate() {
+        f.timers.deadline[TIMER_APP as usize] = f.start;
+        f.timers.pending[TIMER_APP as usize] = f.start;
+        queue.push(f.start, Event::FlowTimer { flow: i as u32, timer: TIMER_APP });
+    }
+    let series_interval = sc.metrics.series_interval.map(|d| d.0);
+    if series_interval.is_some() {
+        queue.push(0, Event::Sample);
+    }
+    for (k, &t) in change_times.iter().enumerate() {
+        queue.push(t, Event::RouteChange { idx: k as u32 });
+    }
+
+    Ok(Simulation {
+        now: 0,
+        end: sc.simulation.duration.0,
+        stop_when_done: sc.simulation.stop_when_done && finite > 0,
+        queue,
+        packets: PacketSlab::default(),
+        nodes,
+        ports,
+        routes,
+        rules,
+        flows,
+        out: Vec::with_capacity(64),
+        finite_pending: finite,
+        series_interval,
+        series: Default::default(),
+        packet_trace: if sc.metrics.packet_trace { Some(PacketTrace::default()) } else { None },
+        queue_trace: Default::default(),
+        counters: RunCounters::default(),
+        stopped: false,
+        scenario_name: sc.name.clone(),
+        seed,
+    })
+}
+
+fn transport_is_finite(t: &AnyTransport) -> bool {
+    use crate::transport::Transport;
+    t.is_finite()
+}
+
+fn build_transport(f: &FlowConfig) -> AnyTransport {
+    match f.transport {
+        TransportKind::Tcp => {
+            let t = &f.tcp;
+            let total = match f.workload {
+                WorkloadConfig::File { size } => size.0,
+                _ => u64::MAX,
+            };
+            let cc = AnyCc::build(f.cc.as_ref().unwrap_or(&CcConfig::default()), CcInit { mss: t.mss, init_cwnd_pkts: t.init_cwnd_pkts });
+            let sender = TcpSender::new(
+                SenderSettings {
+                    mss: t.mss,
+                    header_bytes: t.header_bytes,
+                    dupack_threshold: t.dupack_threshold,
+                    min_rto_ps: t.min_rto.0,
+                    initial_rto_ps: t.initial_rto.0,
+                    max_rto_ps: t.max_rto.0,
+                    ecn: t.ecn,
+                    limited_transmit: true,
+                    priority: f.priority,
+                },
+                cc,
+                total,
+            );
+            let rinit = ReceiverInit { mss: t.mss, max_window_bytes: t.max_window.map(|b| b.0) };
+            let policy = AnyReceiverPolicy::build(t.receiver.as_ref().unwrap_or(&ReceiverConfig::Fixed(Default::default())), rinit);
+            let receiver = TcpReceiver::new(
+                ReceiverSettings {
+                    ack_bytes: t.ack_bytes,
+                    delayed_ack: t.delayed_ack,
+                    delack_timeout_ps: t.delayed_ack_timeout.0,
+                    ecn: t.ecn,
+                    mss: t.mss,
+                },
+                policy,
+            );
+            AnyTransport::Tcp(Box::new(TcpConnection { sender, receiver }))
+        }
+        TransportKind::Udp => {
+            let (gaps, rate, size, dur) = match f.workload {
+                WorkloadConfig::Cbr { rate, packet_size, duration } => (Gaps::Constant, rate, packet_size, duration),
+                WorkloadConfig::Poisson { rate, packet_size, duration } => (Gaps::Poisson, rate, packet_size, duration),
+                _ => unreachable!("validated: udp carries cbr or poisson"),
+            };
+            let stop = dur.map_or(SimTime::MAX, |d| f.start.0.saturating_add(d.0));
+            AnyTransport::Udp(UdpFlow::new(gaps, rate.0, size.0 as u32, stop, f.priority))
+        }
+    }
+}

@@ -1,0 +1,80 @@
+//! Scenarios: the file format, its validation, and building a [`crate::Simulation`] from it.
+
+pub mod build;
+pub mod presets;
+pub mod schema;
+pub mod units;
+pub mod validate;
+
+pub use schema::Scenario;
+use std::fmt;
+
+/// A problem with a scenario: where (file, field path) and what was expected.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ScenarioError {
+    /// The file (or other origin) the scenario came from.
+    pub origin: String,
+    /// Field path, like `links[2].rate`; empty for whole-document problems.
+    pub path: String,
+    /// What is wrong and what was expected.
+    pub message: String,
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        if self.path.is_empty() {
+            write!(f, "{}: {}", self.origin, self.message)
+        } else {
+            write!(f, "{}: {}: {}", self.origin, self.path, self.message)
+        }
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+fn clean_path(p: &serde_path_to_error::Path) -> String {
+    let s = p.to_string();
+    if s == "." { String::new() } else { s }
+}
+
+/// Parses TOML text; `origin` names the file in errors.
+pub fn from_toml_str(text: &str, origin: &str) -> Result<Scenario, ScenarioError> {
+    let de = toml::Deserializer::parse(text).map_err(|e| ScenarioError {
+        origin: origin.to_string(),
+        path: String::new(),
+        message: format!("not valid TOML: {}", e.to_string().trim()),
+    })?;
+    let sc: Scenario = serde_path_to_error::deserialize(de).map_err(|e| {
+        let path = clean_path(e.path());
+        let msg = e.inner().to_string();
+        // toml's message starts with a source excerpt; keep its first line (with line/column) and
+        // the explanation.
+        let lines: Vec<&str> = msg.lines().map(|l| l.trim()).filter(|l| !l.is_empty()).collect();
+        let place = lines.first().and_then(|l| l.find("at line").map(|i| l[i + 3..].to_string()));
+        let what = lines.iter().rev().find(|l| !l.contains('|')).copied().unwrap_or("invalid value");
+        let msg = match place {
+            Some(p) if !what.contains("at line") => format!("{what} ({p})"),
+            _ => what.to_string(),
+        };
+        ScenarioError { origin: origin.to_string(), path, message: msg }
+    })?;
+    validate::validate(&sc).map_err(|(path, message)| ScenarioError { origin: origin.to_string(), path, message })?;
+    Ok(sc)
+}
+
+/// Parses JSON text (the Python builder's form); `origin` names the source in errors.
+pub fn from_json_str(text: &str, origin: &str) -> Result<Scenario, ScenarioError> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    let sc: Scenario = serde_path_to_error::deserialize(&mut de).map_err(|e| ScenarioError {
+        origin: origin.to_string(),
+        path: clean_path(e.path()),
+        message: e.inner().to_string(),
+    })?;
+    validate::validate(&sc).map_err(|(path, message)| ScenarioError { origin: origin.to_string(), path, message })?;
+    Ok(sc)
+}
+
+/// Serialises a scenario back to TOML (units in canonical form).
+pub fn to_toml_string(sc: &Scenario) -> String {
+    toml::to_string(sc).unwrap_or_else(|e| format!("# could not serialise: {e}"))
+}

@@ -1,0 +1,306 @@
+//! The scenario file format (TOML, or the same structure as JSON from the Python builder).
+//!
+//! Every struct rejects unknown fields, every quantity takes a human unit (see [`super::units`]),
+//! and [`super::validate`] checks what types alone cannot (names exist, the topology is
+//! connected, rates are positive) and reports the field path of each problem.
+
+use super::units::{Bytes, Duration, Rate};
+use crate::port_hooks::HookConfig;
+use crate::queue::QueueConfig;
+use crate::transport::tcp::cc::CcConfig;
+use crate::transport::credit::ReceiverConfig;
+use serde::{Deserialize, Serialize};
+
+/// A whole scenario.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// Short name of the scenario.
+    #[serde(default)]
+    pub name: String,
+    /// What the scenario is for, and where its numbers come from.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub description: String,
+    /// Run control.
+    pub simulation: SimulationConfig,
+    /// What to record beyond the summaries.
+    #[serde(default)]
+    pub metrics: MetricsConfig,
+    /// Hosts and routers.
+    pub nodes: Vec<NodeConfig>,
+    /// Full-duplex links between nodes.
+    pub links: Vec<LinkConfig>,
+    /// Explicit per-destination routes and timed route changes.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub routes: Vec<RouteConfig>,
+    /// Transport flows and their workloads.
+    #[serde(default)]
+    pub flows: Vec<FlowConfig>,
+}
+
+/// Run control.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct SimulationConfig {
+    /// Simulated time to run for.
+    pub duration: Duration,
+    /// Master random seed; every component's stream is derived from it.
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    /// Stop early once every finite workload has completed (bulk and CBR flows never complete).
+    #[serde(default = "yes")]
+    pub stop_when_done: bool,
+    /// Path metric for the shortest-path routes: `hops` or `delay`.
+    #[serde(default)]
+    pub routing: RoutingMetric,
+}
+
+fn default_seed() -> u64 {
+    1
+}
+fn yes() -> bool {
+    true
+}
+
+/// How shortest paths are measured.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum RoutingMetric {
+    /// Fewest hops (ties broken by declaration order of links).
+    #[default]
+    Hops,
+    /// Least total propagation delay.
+    Delay,
+}
+
+/// What to record beyond the summary tables.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Default)]
+#[serde(deny_unknown_fields)]
+pub struct MetricsConfig {
+    /// Sample every time series at this interval (flows: bytes, window, RTT; ports: queue).
+    /// Absent: no time series.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub series_interval: Option<Duration>,
+    /// Record every delivered data packet (time, flow, end-to-end delay, size, CE bit).
+    #[serde(default)]
+    pub packet_trace: bool,
+    /// Record every queue-length change on these ports (names like `r1->r2`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub queue_trace: Vec<String>,
+}
+
+/// A node.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct NodeConfig {
+    /// Unique name.
+    pub name: String,
+    /// `host` (runs transports) or `router` (forwards only).
+    #[serde(default)]
+    pub kind: NodeKind,
+}
+
+/// Host or router.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum NodeKind {
+    /// Runs transports; its link ports are its NIC queues.
+    #[default]
+    Host,
+    /// Forwards packets.
+    Router,
+}
+
+/// A full-duplex link: two simplex channels, each with an output port at its sending end.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct LinkConfig {
+    /// One end.
+    pub a: String,
+    /// The other end.
+    pub b: String,
+    /// Transmission rate of each direction.
+    pub rate: Rate,
+    /// Propagation delay of each direction.
+    pub delay: Delay,
+    /// Rate of the b->a direction if it differs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_ba: Option<Rate>,
+    /// Queue discipline of both output ports (default: drop-tail, 100 packets).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue: Option<QueueConfig>,
+    /// Queue discipline of the a->b port, overriding `queue`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue_ab: Option<QueueConfig>,
+    /// Queue discipline of the b->a port, overriding `queue`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue_ba: Option<QueueConfig>,
+    /// Port hooks on both output ports.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hooks: Vec<HookConfig>,
+    /// Port hooks on the a->b port only (in addition to `hooks`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hooks_ab: Vec<HookConfig>,
+    /// Port hooks on the b->a port only (in addition to `hooks`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hooks_ba: Vec<HookConfig>,
+}
+
+/// Alias kept for readability of the schema: a propagation delay.
+pub type Delay = Duration;
+
+/// An explicit route: at `node`, packets for `dst` leave towards `next_hop`, from time `at` on.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RouteConfig {
+    /// Node where the rule applies.
+    pub node: String,
+    /// Destination node the rule is for.
+    pub dst: String,
+    /// Neighbour of `node` to forward to.
+    pub next_hop: String,
+    /// When the rule takes effect (default: from the start). Packets already in flight keep
+    /// the route they were sent on.
+    #[serde(default)]
+    pub at: Duration,
+}
+
+/// A transport flow from `src` to `dst` and what it carries.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct FlowConfig {
+    /// Unique name.
+    pub name: String,
+    /// Sending host.
+    pub src: String,
+    /// Receiving host.
+    pub dst: String,
+    /// When the workload starts.
+    #[serde(default)]
+    pub start: Duration,
+    /// What the flow carries.
+    pub workload: WorkloadConfig,
+    /// `tcp` (reliable, windowed) or `udp` (unresponsive).
+    #[serde(default)]
+    pub transport: TransportKind,
+    /// Congestion controller of a TCP flow (default `newreno`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cc: Option<CcConfig>,
+    /// TCP settings.
+    #[serde(default)]
+    pub tcp: TcpConfig,
+    /// Per-flow token-bucket shaper between the transport and the NIC.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shaper: Option<ShaperConfig>,
+    /// Scheduling priority of the flow's data packets (0 = highest) at priority ports.
+    #[serde(default)]
+    pub priority: u8,
+}
+
+/// Reliable windowed transport or unresponsive datagrams.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum TransportKind {
+    /// TCP-like reliable byte stream.
+    #[default]
+    Tcp,
+    /// Unresponsive datagrams (CBR, Poisson).
+    Udp,
+}
+
+/// What a flow carries.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
+pub enum WorkloadConfig {
+    /// As much as the transport will send, for the whole run.
+    Bulk,
+    /// One file of `size` bytes offered at the flow's start time.
+    File {
+        /// File size.
+        size: Bytes,
+    },
+    /// Constant bit rate datagrams (UDP).
+    Cbr {
+        /// Sending rate (bits on the wire per second).
+        rate: Rate,
+        /// Size of each datagram on the wire.
+        packet_size: Bytes,
+        /// Stop sending after this long (default: never).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        duration: Option<Duration>,
+    },
+    /// Datagrams with exponential gaps (UDP).
+    Poisson {
+        /// Mean sending rate (bits on the wire per second).
+        rate: Rate,
+        /// Size of each datagram on the wire.
+        packet_size: Bytes,
+        /// Stop sending after this long (default: never).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        duration: Option<Duration>,
+    },
+}
+
+/// TCP settings; defaults follow Linux where RFCs leave a choice (see docs/algorithms/tcp.md).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct TcpConfig {
+    /// Maximum segment size (payload bytes per segment).
+    pub mss: u32,
+    /// Header bytes added to each data segment on the wire (IP + TCP + options + framing).
+    pub header_bytes: u32,
+    /// Size of a pure acknowledgement on the wire.
+    pub ack_bytes: u32,
+    /// Initial congestion window in segments (RFC 6928: 10).
+    pub init_cwnd_pkts: u32,
+    /// Lower bound of the retransmission timeout (RFC 6298 says 1 s; Linux uses 200 ms).
+    pub min_rto: Duration,
+    /// Retransmission timeout before the first RTT sample (RFC 6298: 1 s).
+    pub initial_rto: Duration,
+    /// Upper bound of the retransmission timeout (RFC 6298: at least 60 s).
+    pub max_rto: Duration,
+    /// Delayed acknowledgements (RFC 1122 / 5681: every second segment or after the timeout).
+    pub delayed_ack: bool,
+    /// Delayed-ACK timeout.
+    pub delayed_ack_timeout: Duration,
+    /// Largest window the receiver advertises (its buffer); none: unlimited.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_window: Option<Bytes>,
+    /// Receiver window policy (default: advertise `max_window`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub receiver: Option<ReceiverConfig>,
+    /// Negotiate ECN: data is ECT, CE marks are echoed, the sender reacts once per window.
+    pub ecn: bool,
+    /// Duplicate acknowledgements that trigger fast retransmit (RFC 5681: 3).
+    pub dupack_threshold: u32,
+}
+
+impl Default for TcpConfig {
+    fn default() -> Self {
+        TcpConfig {
+            mss: 1448,
+            header_bytes: 52,
+            ack_bytes: 52,
+            init_cwnd_pkts: 10,
+            min_rto: Duration(200 * crate::sim::PS_PER_MS),
+            initial_rto: Duration(crate::sim::PS_PER_S),
+            max_rto: Duration(60 * crate::sim::PS_PER_S),
+            delayed_ack: false,
+            delayed_ack_timeout: Duration(40 * crate::sim::PS_PER_MS),
+            max_window: None,
+            receiver: None,
+            ecn: false,
+            dupack_threshold: 3,
+        }
+    }
+}
+
+/// A token bucket: `rate` with bursts up to `bucket` bytes.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ShaperConfig {
+    /// Token fill rate.
+    pub rate: Rate,
+    /// Bucket depth (largest burst).
+    pub bucket: Bytes,
+}

@@ -1,0 +1,190 @@
+//! Quantities with human units in scenario files: `64kbps`, `10ms`, `256KiB`.
+//!
+//! Each type accepts a string with a unit or a bare number in the base unit (bit/s, seconds,
+//! bytes), and serialises back to a canonical string so resolved scenarios stay readable.
+
+use crate::sim::{SimTime, PS_PER_S};
+use serde::de::{self, Visitor};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::fmt;
+
+fn split_number(s: &str) -> Option<(f64, &str)> {
+    let s = s.trim();
+    let end = s
+        .char_indices()
+        .find(|(_, c)| !(c.is_ascii_digit() || *c == '.' || *c == 'e' || *c == 'E' || *c == '-' || *c == '+' || *c == '_'))
+        .map(|(i, _)| i)
+        .unwrap_or(s.len());
+    // 'e' may start a unit; back off if what follows is not a valid number.
+    let (mut num, mut unit) = s.split_at(end);
+    let mut parsed = num.replace('_', "").parse::<f64>().ok();
+    while parsed.is_none() && !num.is_empty() {
+        let cut = num.len() - 1;
+        num = &s[..cut];
+        unit = &s[cut..];
+        parsed = num.replace('_', "").parse::<f64>().ok();
+    }
+    Some((parsed?, unit.trim()))
+}
+
+/// A rate in bits per second.
+#[derive(Clone, Copy, Debug, PartialEq, PartialOrd)]
+pub struct Rate(pub f64);
+
+impl Rate {
+    /// Parses `64kbps`, `10Mbps`, `1Gbps`, `1.5Mbit/s`, `500bps` or a bare number of bit/s.
+    pub fn parse(s: &str) -> Result<Rate, String> {
+        let (v, unit) = split_number(s).ok_or_else(|| format!("expected a rate like '10Mbps', got '{s}'"))?;
+        let mult = match unit {
+            "" | "bps" | "bit/s" | "b/s" => 1.0,
+            "kbps" | "Kbps" | "kbit/s" | "Kbit/s" | "kb/s" => 1e3,
+            "Mbps" | "mbps" | "Mbit/s" | "Mb/s" => 1e6,
+            "Gbps" | "gbps" | "Gbit/s" | "Gb/s" => 1e9,
+            "Tbps" | "Tbit/s" => 1e12,
+            "Bps" | "B/s" => 8.0,
+            "kBps" | "KBps" | "kB/s" | "KB/s" => 8e3,
+            "MBps" | "MB/s" => 8e6,
+            "GBps" | "GB/s" => 8e9,
+            _ => return Err(format!("expected a rate like '10Mbps' (units bps, kbps, Mbps, Gbps, Bps, kBps, MBps), got '{s}'")),
+        };
+        Ok(Rate(v * mult))
+    }
+    /// The rate in whole bit/s.
+    pub fn bps(self) -> u64 {
+        self.0.round() as u64
+    }
+}
+
+/// A duration in picoseconds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Default)]
+pub struct Duration(pub SimTime);
+
+impl Duration {
+    /// Parses `10ms`, `1.5s`, `250us`, `40ns`, `3ps`, `2min` or a bare number of seconds.
+    pub fn parse(s: &str) -> Result<Duration, String> {
+        let (v, unit) = split_number(s).ok_or_else(|| format!("expected a duration like '10ms', got '{s}'"))?;
+        let ps_per_unit = match unit {
+            "" | "s" | "sec" => PS_PER_S as f64,
+            "ms" => 1e9,
+            "us" | "µs" => 1e6,
+            "ns" => 1e3,
+            "ps" => 1.0,
+            "min" => 60.0 * PS_PER_S as f64,
+            "h" => 3600.0 * PS_PER_S as f64,
+            _ => return Err(format!("expected a duration like '10ms' (units s, ms, us, ns, ps, min, h), got '{s}'")),
+        };
+        if v < 0.0 {
+            return Err(format!("expected a non-negative duration, got '{s}'"));
+        }
+        Ok(Duration((v * ps_per_unit).round() as SimTime))
+    }
+    /// The duration in seconds.
+    pub fn secs(self) -> f64 {
+        self.0 as f64 / PS_PER_S as f64
+    }
+}
+
+/// An amount of data in bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Default)]
+pub struct Bytes(pub u64);
+
+impl Bytes {
+    /// Parses `1500B`, `64KB` (1000), `256KiB` (1024), `1MB`, `2MiB`, `1GB`, `4kbit` or a bare number of bytes.
+    pub fn parse(s: &str) -> Result<Bytes, String> {
+        let (v, unit) = split_number(s).ok_or_else(|| format!("expected a size like '256KiB', got '{s}'"))?;
+        let mult = match unit {
+            "" | "B" | "bytes" => 1.0,
+            "KB" | "kB" => 1e3,
+            "MB" => 1e6,
+            "GB" => 1e9,
+            "KiB" => 1024.0,
+            "MiB" => 1024.0 * 1024.0,
+            "GiB" => 1024.0 * 1024.0 * 1024.0,
+            "bit" | "bits" => 0.125,
+            "kbit" | "Kbit" => 125.0,
+            "Mbit" => 125_000.0,
+            _ => return Err(format!("expected a size like '256KiB' (units B, KB, MB, GB, KiB, MiB, GiB, bit, kbit, Mbit), got '{s}'")),
+        };
+        if v < 0.0 {
+            return Err(format!("expected a non-negative size, got '{s}'"));
+        }
+        let b = v * mult;
+        if (b - b.round()).abs() > 1e-9 {
+            return Err(format!("expected a whole number of bytes, got '{s}'"));
+        }
+        Ok(Bytes(b.round() as u64))
+    }
+}
+
+macro_rules! unit_serde {
+    ($ty:ident, $what:literal, $from_num:expr, $to_str:expr) => {
+        impl<'de> Deserialize<'de> for $ty {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                struct V;
+                impl<'de> Visitor<'de> for V {
+                    type Value = $ty;
+                    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                        f.write_str($what)
+                    }
+                    fn visit_str<E: de::Error>(self, s: &str) -> Result<$ty, E> {
+                        $ty::parse(s).map_err(E::custom)
+                    }
+                    fn visit_f64<E: de::Error>(self, v: f64) -> Result<$ty, E> {
+                        if v < 0.0 || !v.is_finite() {
+                            return Err(E::custom(format!("expected a non-negative {}, got {v}", $what)));
+                        }
+                        Ok($from_num(v))
+                    }
+                    fn visit_i64<E: de::Error>(self, v: i64) -> Result<$ty, E> {
+                        self.visit_f64(v as f64)
+                    }
+                    fn visit_u64<E: de::Error>(self, v: u64) -> Result<$ty, E> {
+                        self.visit_f64(v as f64)
+                    }
+                }
+                d.deserialize_any(V)
+            }
+        }
+        impl Serialize for $ty {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str(&$to_str(self))
+            }
+        }
+    };
+}
+
+unit_serde!(Rate, "a rate like '10Mbps'", |v: f64| Rate(v), |r: &Rate| format!("{}bps", r.0));
+unit_serde!(
+    Duration,
+    "a duration like '10ms'",
+    |v: f64| Duration((v * PS_PER_S as f64).round() as SimTime),
+    |d: &Duration| format!("{}ps", d.0)
+);
+unit_serde!(Bytes, "a size like '256KiB'", |v: f64| Bytes(v.round() as u64), |b: &Bytes| format!("{}B", b.0));
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_human_units() {
+        assert_eq!(Rate::parse("64kbps").unwrap().bps(), 64_000);
+        assert_eq!(Rate::parse("1.5Mbps").unwrap().bps(), 1_500_000);
+        assert_eq!(Rate::parse("1Gbps").unwrap().bps(), 1_000_000_000);
+        assert_eq!(Duration::parse("10ms").unwrap().0, 10_000_000_000);
+        assert_eq!(Duration::parse("1.5s").unwrap().0, 1_500_000_000_000);
+        assert_eq!(Duration::parse("250us").unwrap().0, 250_000_000);
+        assert_eq!(Bytes::parse("256KiB").unwrap().0, 262_144);
+        assert_eq!(Bytes::parse("64KB").unwrap().0, 64_000);
+        assert_eq!(Bytes::parse("4kbit").unwrap().0, 500);
+        assert_eq!(Bytes::parse("1e3B").unwrap().0, 1000);
+    }
+
+    #[test]
+    fn rejects_bad_units() {
+        assert!(Rate::parse("10 furlongs").unwrap_err().contains("expected a rate"));
+        assert!(Duration::parse("-1s").is_err());
+        assert!(Duration::parse("ms").is_err());
+        assert!(Bytes::parse("1.5B").is_err());
+    }
+}

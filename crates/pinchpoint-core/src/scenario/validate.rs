@@ -1,0 +1,160 @@
+//! Checks types cannot express: names exist and are unique, quantities are in range, the
+//! topology is connected, workloads fit their transport. Each problem comes with its field path.
+
+use super::schema::*;
+use crate::queue::QueueConfig;
+use std::collections::HashMap;
+
+type Problem = (String, String);
+
+fn err<T>(path: impl Into<String>, msg: impl Into<String>) -> Result<T, Problem> {
+    Err((path.into(), msg.into()))
+}
+
+fn check_queue(q: &QueueConfig, path: &str) -> Result<(), Problem> {
+    if let QueueConfig::DropTail(d) = q {
+        if d.limit.limit_pkts == Some(0) {
+            return err(format!("{path}.limit_pkts"), "expected at least 1 packet");
+        }
+    }
+    Ok(())
+}
+
+/// Validates a parsed scenario.
+pub fn validate(sc: &Scenario) -> Result<(), Problem> {
+    if sc.simulation.duration.0 == 0 {
+        return err("simulation.duration", "expected a positive duration");
+    }
+    if let Some(iv) = sc.metrics.series_interval {
+        if iv.0 == 0 {
+            return err("metrics.series_interval", "expected a positive interval");
+        }
+    }
+    if sc.nodes.is_empty() {
+        return err("nodes", "expected at least one node");
+    }
+    let mut names: HashMap<&str, usize> = HashMap::new();
+    for (i, n) in sc.nodes.iter().enumerate() {
+        if n.name.is_empty() {
+            return err(format!("nodes[{i}].name"), "expected a non-empty name");
+        }
+        if names.insert(&n.name, i).is_some() {
+            return err(format!("nodes[{i}].name"), format!("duplicate node name '{}'", n.name));
+        }
+    }
+    let node = |path: String, name: &str| -> Result<usize, Problem> {
+        names.get(name).copied().ok_or((path, format!("unknown node '{name}' (declare it under [[nodes]])")))
+    };
+    let mut adj: Vec<Vec<usize>> = vec![Vec::new(); sc.nodes.len()];
+    for (i, l) in sc.links.iter().enumerate() {
+        let a = node(format!("links[{i}].a"), &l.a)?;
+        let b = node(format!("links[{i}].b"), &l.b)?;
+        if a == b {
+            return err(format!("links[{i}].b"), format!("a link must join two different nodes, got '{}' twice", l.a));
+        }
+        if l.rate.0.is_nan() || l.rate.0 <= 0.0 {
+            return err(format!("links[{i}].rate"), format!("expected a positive rate, got {} bit/s", l.rate.0));
+        }
+        if let Some(r) = l.rate_ba {
+            if r.0.is_nan() || r.0 <= 0.0 {
+                return err(format!("links[{i}].rate_ba"), format!("expected a positive rate, got {} bit/s", r.0));
+            }
+        }
+        for (q, name) in [(&l.queue, "queue"), (&l.queue_ab, "queue_ab"), (&l.queue_ba, "queue_ba")] {
+            if let Some(q) = q {
+                check_queue(q, &format!("links[{i}].{name}"))?;
+            }
+        }
+        adj[a].push(b);
+        adj[b].push(a);
+    }
+    // Connectivity: every node reachable from the first.
+    let mut seen = vec![false; sc.nodes.len()];
+    let mut stack = vec![0usize];
+    seen[0] = true;
+    while let Some(u) = stack.pop() {
+        for &v in &adj[u] {
+            if !seen[v] {
+                seen[v] = true;
+                stack.push(v);
+            }
+        }
+    }
+    if let Some(k) = seen.iter().position(|s| !s) {
+        return err(
+            format!("nodes[{k}]"),
+            format!("the topology is disconnected: node '{}' cannot be reached from '{}'", sc.nodes[k].name, sc.nodes[0].name),
+        );
+    }
+    for (i, r) in sc.routes.iter().enumerate() {
+        let n = node(format!("routes[{i}].node"), &r.node)?;
+        node(format!("routes[{i}].dst"), &r.dst)?;
+        let h = node(format!("routes[{i}].next_hop"), &r.next_hop)?;
+        if !adj[n].contains(&h) {
+            return err(format!("routes[{i}].next_hop"), format!("'{}' is not a neighbour of '{}'", r.next_hop, r.node));
+        }
+    }
+    let mut flow_names: HashMap<&str, usize> = HashMap::new();
+    for (i, f) in sc.flows.iter().enumerate() {
+        if flow_names.insert(&f.name, i).is_some() {
+            return err(format!("flows[{i}].name"), format!("duplicate flow name '{}'", f.name));
+        }
+        let s = node(format!("flows[{i}].src"), &f.src)?;
+        let d = node(format!("flows[{i}].dst"), &f.dst)?;
+        if s == d {
+            return err(format!("flows[{i}].dst"), "expected a destination different from the source");
+        }
+        for (idx, which) in [(s, "src"), (d, "dst")] {
+            if sc.nodes[idx].kind != NodeKind::Host {
+                return err(format!("flows[{i}].{which}"), format!("'{}' is a router; flows run between hosts", sc.nodes[idx].name));
+            }
+        }
+        match (&f.workload, f.transport) {
+            (WorkloadConfig::Bulk | WorkloadConfig::File { .. }, TransportKind::Tcp) => {}
+            (WorkloadConfig::Cbr { rate, packet_size, .. } | WorkloadConfig::Poisson { rate, packet_size, .. }, TransportKind::Udp) => {
+                if rate.0.is_nan() || rate.0 <= 0.0 {
+                    return err(format!("flows[{i}].workload.rate"), "expected a positive rate");
+                }
+                if packet_size.0 == 0 {
+                    return err(format!("flows[{i}].workload.packet_size"), "expected a positive size");
+                }
+            }
+            (w, t) => {
+                let wk = match w {
+                    WorkloadConfig::Bulk => "bulk",
+                    WorkloadConfig::File { .. } => "file",
+                    WorkloadConfig::Cbr { .. } => "cbr",
+                    WorkloadConfig::Poisson { .. } => "poisson",
+                };
+                let ok = if t == TransportKind::Tcp { "bulk or file" } else { "cbr or poisson" };
+                return err(format!("flows[{i}].workload.kind"), format!("expected {ok} for transport '{t:?}', got '{wk}'").to_lowercase());
+            }
+        }
+        if f.transport == TransportKind::Tcp {
+            if f.tcp.mss == 0 {
+                return err(format!("flows[{i}].tcp.mss"), "expected a positive segment size");
+            }
+            if f.tcp.init_cwnd_pkts == 0 {
+                return err(format!("flows[{i}].tcp.init_cwnd_pkts"), "expected at least 1 segment");
+            }
+            if f.tcp.dupack_threshold == 0 {
+                return err(format!("flows[{i}].tcp.dupack_threshold"), "expected at least 1");
+            }
+        }
+        if let Some(sh) = &f.shaper {
+            if sh.rate.0 <= 0.0 {
+                return err(format!("flows[{i}].shaper.rate"), "expected a positive rate");
+            }
+            if sh.bucket.0 == 0 {
+                return err(format!("flows[{i}].shaper.bucket"), "expected a positive bucket size");
+            }
+        }
+    }
+    let port_names: Vec<String> = sc.links.iter().flat_map(|l| [format!("{}->{}", l.a, l.b), format!("{}->{}", l.b, l.a)]).collect();
+    for (i, q) in sc.metrics.queue_trace.iter().enumerate() {
+        if !port_names.contains(q) {
+            return err(format!("metrics.queue_trace[{i}]"), format!("unknown port '{q}' (ports are named 'from->to')"));
+        }
+    }
+    Ok(())
+}

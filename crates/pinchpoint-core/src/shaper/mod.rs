@@ -1,0 +1,3 @@
+//! Per-flow shapers between a transport and its host's NIC.
+pub mod token_bucket;
+pub use token_bucket::TokenBucket;

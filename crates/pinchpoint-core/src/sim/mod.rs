@@ -1,0 +1,8 @@
+//! The engine: simulation time, the event queue and seeded random streams.
+pub mod event;
+pub mod rng;
+pub mod time;
+
+pub use event::{Event, EventQueue};
+pub use rng::SimRng;
+pub use time::*;

@@ -1,0 +1,54 @@
+//! A fixed receiver window: the receiver always advertises the same credit. With no size given it
+//! advertises its buffer (`tcp.max_window`, unlimited if absent), which is ordinary TCP flow
+//! control; with `window_pkts` it is the fixed-window transport without congestion avoidance that
+//! ATN exercise 3 uses as its baseline (WP/267 s3, 17 packets).
+
+use super::{ReceiverInit, ReceiverPolicy};
+use serde::{Deserialize, Serialize};
+
+/// Scenario configuration.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct FixedWindowConfig {
+    /// Window in full-size packets (times the MSS); absent: the receiver buffer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window_pkts: Option<u32>,
+}
+
+/// A receiver that always advertises the same window.
+#[derive(Clone, Debug)]
+pub struct FixedWindow {
+    window_bytes: u64,
+}
+
+impl FixedWindow {
+    /// Builds the policy.
+    pub fn new(cfg: &FixedWindowConfig, init: ReceiverInit) -> Self {
+        let w = match cfg.window_pkts {
+            Some(n) => n as u64 * init.mss as u64,
+            None => init.max_window_bytes.unwrap_or(u32::MAX as u64 * 16),
+        };
+        let w = init.max_window_bytes.map_or(w, |m| w.min(m));
+        FixedWindow { window_bytes: w }
+    }
+}
+
+impl ReceiverPolicy for FixedWindow {
+    fn window_bytes(&self) -> u64 {
+        self.window_bytes
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn window_in_packets_times_mss_capped_by_buffer() {
+        let init = ReceiverInit { mss: 500, max_window_bytes: None };
+        assert_eq!(FixedWindow::new(&FixedWindowConfig { window_pkts: Some(17) }, init).window_bytes(), 8500);
+        let small = ReceiverInit { mss: 500, max_window_bytes: Some(4000) };
+        assert_eq!(FixedWindow::new(&FixedWindowConfig { window_pkts: Some(17) }, small).window_bytes(), 4000);
+        assert_eq!(FixedWindow::new(&FixedWindowConfig::default(), small).window_bytes(), 4000);
+    }
+}

@@ -1,0 +1,157 @@
+//! Transports: what runs at the two ends of a flow. A flow's transport gets time, randomness and
+//! an output buffer passed in through [`TransportCtx`]; it never touches the network directly.
+
+use crate::net::packet::Packet;
+use crate::sim::{SimRng, SimTime};
+
+pub mod credit;
+pub mod tcp;
+pub mod udp;
+
+/// Number of timer slots a flow has.
+pub const TIMER_SLOTS: usize = 4;
+/// Retransmission timer.
+pub const TIMER_RTO: u8 = 0;
+/// Delayed-acknowledgement timer.
+pub const TIMER_DELACK: u8 = 1;
+/// Application timer (workload start, next datagram).
+pub const TIMER_APP: u8 = 2;
+/// Shaper release timer (owned by the engine, not the transport).
+pub const TIMER_SHAPER: u8 = 3;
+/// A deadline that never comes (timer not armed).
+pub const NEVER: SimTime = SimTime::MAX;
+
+/// Direction of a packet a transport emits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Direction {
+    /// From the flow's source to its destination (data).
+    Forward,
+    /// From the destination back to the source (acknowledgements).
+    Reverse,
+}
+
+/// What a transport may do when called: send packets, arm timers, draw random numbers.
+pub struct TransportCtx<'a> {
+    /// Current time.
+    pub now: SimTime,
+    /// Packets to send; the engine routes and counts them after the call.
+    pub out: &'a mut Vec<(Packet, Direction)>,
+    /// Timer deadlines by slot; set an entry to arm, to [`NEVER`] to cancel.
+    pub timers: &'a mut [SimTime; TIMER_SLOTS],
+    /// The flow's own random stream.
+    pub rng: &'a mut SimRng,
+}
+
+impl TransportCtx<'_> {
+    /// Sends `pkt` in direction `dir`.
+    #[inline]
+    pub fn send(&mut self, pkt: Packet, dir: Direction) {
+        self.out.push((pkt, dir));
+    }
+    /// Arms timer `slot` to fire at `at` (replacing any earlier setting).
+    #[inline]
+    pub fn set_timer(&mut self, slot: u8, at: SimTime) {
+        self.timers[slot as usize] = at;
+    }
+    /// Cancels timer `slot`.
+    #[inline]
+    pub fn cancel_timer(&mut self, slot: u8) {
+        self.timers[slot as usize] = NEVER;
+    }
+}
+
+/// Counters and state a transport reports for summaries and time series.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TransportReport {
+    /// Application bytes delivered in order to the receiver.
+    pub delivered_bytes: u64,
+    /// Application bytes acknowledged to the sender.
+    pub acked_bytes: u64,
+    /// Data packets retransmitted.
+    pub retx_pkts: u64,
+    /// Retransmission timeouts.
+    pub timeouts: u64,
+    /// Fast retransmits (loss recoveries entered).
+    pub fast_retx: u64,
+    /// Congestion window (or rate-equivalent window), bytes.
+    pub cwnd_bytes: u64,
+    /// Window the receiver advertises, bytes.
+    pub rwnd_bytes: u64,
+    /// Smoothed RTT, ps (0 before the first sample).
+    pub srtt_ps: SimTime,
+    /// Number of RTT samples taken.
+    pub rtt_samples: u64,
+    /// Sum of RTT samples, ps.
+    pub rtt_sum_ps: f64,
+    /// Smallest RTT sample, ps.
+    pub rtt_min_ps: SimTime,
+    /// Largest RTT sample, ps.
+    pub rtt_max_ps: SimTime,
+}
+
+/// The two ends of a flow.
+pub trait Transport {
+    /// The workload starts (the flow's start time).
+    fn on_start(&mut self, ctx: &mut TransportCtx);
+    /// A packet of this flow reached one of its ends: forward packets at the destination,
+    /// reverse packets at the source.
+    fn on_packet(&mut self, pkt: &Packet, ctx: &mut TransportCtx);
+    /// Timer `slot` fired.
+    fn on_timer(&mut self, slot: u8, ctx: &mut TransportCtx);
+    /// True once a finite workload has been fully delivered and acknowledged.
+    fn is_complete(&self) -> bool;
+    /// True if the workload is finite (a file), so the run can stop when it completes.
+    fn is_finite(&self) -> bool;
+    /// Current counters and state.
+    fn report(&self) -> TransportReport;
+}
+
+/// A built transport (closed set; one variant per transport family).
+pub enum AnyTransport {
+    /// Reliable windowed byte stream.
+    Tcp(Box<tcp::TcpConnection>),
+    /// Unresponsive datagrams.
+    Udp(udp::UdpFlow),
+}
+
+impl Transport for AnyTransport {
+    #[inline]
+    fn on_start(&mut self, ctx: &mut TransportCtx) {
+        match self {
+            AnyTransport::Tcp(t) => t.on_start(ctx),
+            AnyTransport::Udp(u) => u.on_start(ctx),
+        }
+    }
+    #[inline]
+    fn on_packet(&mut self, pkt: &Packet, ctx: &mut TransportCtx) {
+        match self {
+            AnyTransport::Tcp(t) => t.on_packet(pkt, ctx),
+            AnyTransport::Udp(u) => u.on_packet(pkt, ctx),
+        }
+    }
+    #[inline]
+    fn on_timer(&mut self, slot: u8, ctx: &mut TransportCtx) {
+        match self {
+            AnyTransport::Tcp(t) => t.on_timer(slot, ctx),
+            AnyTransport::Udp(u) => u.on_timer(slot, ctx),
+        }
+    }
+    fn is_complete(&self) -> bool {
+        match self {
+            AnyTransport::Tcp(t) => t.is_complete(),
+            AnyTransport::Udp(u) => u.is_complete(),
+        }
+    }
+    fn is_finite(&self) -> bool {
+        match self {
+            AnyTransport::Tcp(t) => t.is_finite(),
+            AnyTransport::Udp(u) => u.is_finite(),
+        }
+    }
+    fn report(&self) -> TransportReport {
+        match self {
+            AnyTransport::Tcp(t) => t.report(),
+            AnyTransport::Udp(u) => u.report(),
+        }
+    }
+}

@@ -1,0 +1,134 @@
+//! Congestion controllers for the reliable window transport: the `CongestionControl` trait and
+//! a one-line registry. Each controller is one file.
+//!
+//! The sender owns loss detection and recovery (RFC 5681, RFC 6582); a controller only decides
+//! the window: how it grows per acknowledged byte, and what it becomes after a loss, a timeout or
+//! an ECN echo. Windows are in bytes and grow by acknowledged bytes (RFC 3465 byte counting, as
+//! Linux does), so delayed acknowledgements do not slow growth.
+
+use crate::sim::SimTime;
+use serde::{Deserialize, Serialize};
+
+pub mod newreno;
+pub mod reno;
+
+/// What an acknowledgement of new data tells the controller.
+#[derive(Clone, Copy, Debug)]
+pub struct AckSample {
+    /// Time of the acknowledgement.
+    pub now: SimTime,
+    /// Bytes newly acknowledged by it.
+    pub bytes_acked: u64,
+    /// RTT sample it carried (timestamp echo), if any.
+    pub rtt_ps: Option<SimTime>,
+    /// Bytes in flight before it arrived.
+    pub in_flight_bytes: u64,
+    /// Sender maximum segment size.
+    pub mss: u32,
+}
+
+/// How the sender recovers from a loss detected by duplicate acknowledgements.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RecoveryStyle {
+    /// RFC 5681 fast recovery: the first new acknowledgement ends recovery.
+    Reno,
+    /// RFC 6582: stay in recovery until everything sent before the loss is acknowledged,
+    /// retransmitting on each partial acknowledgement.
+    NewReno,
+}
+
+/// A window-based congestion controller. Hooks have no-op defaults where that is meaningful.
+pub trait CongestionControl {
+    /// Congestion window, bytes.
+    fn cwnd_bytes(&self) -> u64;
+    /// Slow-start threshold, bytes.
+    fn ssthresh_bytes(&self) -> u64;
+    /// New data was acknowledged outside loss recovery.
+    fn on_ack(&mut self, ack: &AckSample);
+    /// Loss detected by duplicate acknowledgements; sets the window recovery starts from.
+    fn on_loss(&mut self, in_flight_bytes: u64, mss: u32, now: SimTime);
+    /// The retransmission timer expired.
+    fn on_timeout(&mut self, in_flight_bytes: u64, mss: u32, now: SimTime);
+    /// An ECN echo arrived (at most once per window, the sender filters). Default: as a loss.
+    fn on_ecn(&mut self, in_flight_bytes: u64, mss: u32, now: SimTime) {
+        self.on_loss(in_flight_bytes, mss, now)
+    }
+    /// Loss recovery ended (everything outstanding at the loss is acknowledged).
+    fn on_recovery_exit(&mut self, _now: SimTime) {}
+    /// Which loss recovery the sender should run with this controller.
+    fn recovery(&self) -> RecoveryStyle {
+        RecoveryStyle::NewReno
+    }
+    /// A pacing rate, for rate-aware controllers; none means send at line rate.
+    fn pacing_rate_bps(&self) -> Option<f64> {
+        None
+    }
+}
+
+/// Facts a controller is built with.
+#[derive(Clone, Copy, Debug)]
+pub struct CcInit {
+    /// Maximum segment size, bytes.
+    pub mss: u32,
+    /// Initial window, segments.
+    pub init_cwnd_pkts: u32,
+}
+
+macro_rules! registry {
+    ($( $name:literal => $variant:ident($ty:ty, $cfg:ty) ),* $(,)?) => {
+        /// A congestion controller as written in a scenario: a name (`cc = "newreno"`) or a table
+        /// with `kind` and parameters.
+        #[derive(Clone, Debug, PartialEq, Serialize)]
+        #[serde(tag = "kind")]
+        pub enum CcConfig {
+            $( #[doc = $name] #[serde(rename = $name)] $variant($cfg), )*
+        }
+        #[derive(Deserialize)]
+        #[serde(tag = "kind")]
+        enum CcTagged {
+            $( #[serde(rename = $name)] $variant($cfg), )*
+        }
+        impl From<CcTagged> for CcConfig {
+            fn from(t: CcTagged) -> Self {
+                match t { $( CcTagged::$variant(c) => CcConfig::$variant(c), )* }
+            }
+        }
+        /// Names accepted for `cc`.
+        pub const CC_KINDS: &[&str] = &[$($name),*];
+        /// A built controller.
+        #[derive(Debug, Clone)]
+        pub enum AnyCc {
+            $( #[doc = $name] $variant($ty), )*
+        }
+        impl AnyCc {
+            /// Builds the controller `cfg` describes.
+            pub fn build(cfg: &CcConfig, init: CcInit) -> Self {
+                match cfg { $( CcConfig::$variant(c) => AnyCc::$variant(<$ty>::new(c, init)), )* }
+            }
+        }
+        impl CongestionControl for AnyCc {
+            #[inline] fn cwnd_bytes(&self) -> u64 { match self { $( AnyCc::$variant(c) => c.cwnd_bytes(), )* } }
+            #[inline] fn ssthresh_bytes(&self) -> u64 { match self { $( AnyCc::$variant(c) => c.ssthresh_bytes(), )* } }
+            #[inline] fn on_ack(&mut self, a: &AckSample) { match self { $( AnyCc::$variant(c) => c.on_ack(a), )* } }
+            #[inline] fn on_loss(&mut self, f: u64, m: u32, n: SimTime) { match self { $( AnyCc::$variant(c) => c.on_loss(f, m, n), )* } }
+            #[inline] fn on_timeout(&mut self, f: u64, m: u32, n: SimTime) { match self { $( AnyCc::$variant(c) => c.on_timeout(f, m, n), )* } }
+            #[inline] fn on_ecn(&mut self, f: u64, m: u32, n: SimTime) { match self { $( AnyCc::$variant(c) => c.on_ecn(f, m, n), )* } }
+            #[inline] fn on_recovery_exit(&mut self, n: SimTime) { match self { $( AnyCc::$variant(c) => c.on_recovery_exit(n), )* } }
+            #[inline] fn recovery(&self) -> RecoveryStyle { match self { $( AnyCc::$variant(c) => c.recovery(), )* } }
+            #[inline] fn pacing_rate_bps(&self) -> Option<f64> { match self { $( AnyCc::$variant(c) => c.pacing_rate_bps(), )* } }
+        }
+    };
+}
+
+registry! {
+    "newreno" => NewReno(newreno::NewReno, newreno::NewRenoConfig),
+    "reno" => Reno(reno::Reno, reno::RenoConfig),
+}
+
+crate::string_or_table!(CcConfig, CcTagged, CC_KINDS);
+
+impl Default for CcConfig {
+    fn default() -> Self {
+        CcConfig::NewReno(newreno::NewRenoConfig::default())
+    }
+}

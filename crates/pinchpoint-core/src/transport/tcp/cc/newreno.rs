@@ -1,0 +1,62 @@
+//! TCP NewReno (RFC 6582): Reno's window rules with NewReno loss recovery, which stays in fast
+//! recovery until every segment outstanding at the loss is acknowledged and retransmits the next
+//! hole on each partial acknowledgement. The recovery itself lives in the sender; this file only
+//! selects it and reuses Reno's window.
+
+use super::reno::RenoWindow;
+use super::{AckSample, CcInit, CongestionControl, RecoveryStyle};
+use crate::sim::SimTime;
+use serde::{Deserialize, Serialize};
+
+/// NewReno has no parameters beyond the TCP settings.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct NewRenoConfig {}
+
+/// TCP NewReno.
+#[derive(Clone, Debug)]
+pub struct NewReno {
+    w: RenoWindow,
+}
+
+impl NewReno {
+    /// Builds NewReno.
+    pub fn new(_cfg: &NewRenoConfig, init: CcInit) -> Self {
+        NewReno { w: RenoWindow::new(init) }
+    }
+}
+
+impl CongestionControl for NewReno {
+    fn cwnd_bytes(&self) -> u64 {
+        self.w.cwnd
+    }
+    fn ssthresh_bytes(&self) -> u64 {
+        self.w.ssthresh
+    }
+    fn on_ack(&mut self, ack: &AckSample) {
+        self.w.grow(ack.bytes_acked, ack.mss);
+    }
+    fn on_loss(&mut self, in_flight: u64, mss: u32, _now: SimTime) {
+        self.w.halve(in_flight, mss);
+    }
+    fn on_timeout(&mut self, in_flight: u64, mss: u32, _now: SimTime) {
+        self.w.collapse(in_flight, mss);
+    }
+    fn recovery(&self) -> RecoveryStyle {
+        RecoveryStyle::NewReno
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn selects_newreno_recovery_with_reno_window() {
+        let mut c = NewReno::new(&NewRenoConfig {}, CcInit { mss: 1448, init_cwnd_pkts: 10 });
+        assert_eq!(c.recovery(), RecoveryStyle::NewReno);
+        assert_eq!(c.cwnd_bytes(), 14_480);
+        c.on_loss(14_480, 1448, 0);
+        assert_eq!(c.cwnd_bytes(), 7240);
+    }
+}

@@ -1,0 +1,167 @@
+//! The receiving end: cumulative acknowledgements, out-of-order tracking, delayed acks,
+//! timestamp echo and the advertised window.
+
+use crate::net::packet::{flags, Ecn, Packet, PacketKind};
+use crate::sim::SimTime;
+use crate::transport::credit::{AnyReceiverPolicy, ReceiverPolicy, ReceiverView};
+use crate::transport::{Direction, TransportCtx, TIMER_DELACK};
+
+/// Receiver settings.
+#[derive(Clone, Copy, Debug)]
+pub struct ReceiverSettings {
+    /// Size of a pure acknowledgement on the wire, bytes.
+    pub ack_bytes: u32,
+    /// Delay acknowledgements (ack every second full segment or after `delack_timeout_ps`).
+    pub delayed_ack: bool,
+    /// Delayed-ack timeout, ps.
+    pub delack_timeout_ps: SimTime,
+    /// Echo CE marks as ECE (RFC 3168).
+    pub ecn: bool,
+    /// Sender MSS (the policy counts windows in it).
+    pub mss: u32,
+}
+
+/// The receiving end of a TCP flow.
+#[derive(Debug)]
+pub struct TcpReceiver {
+    s: ReceiverSettings,
+    policy: AnyReceiverPolicy,
+    /// Next in-order byte expected.
+    rcv_nxt: u64,
+    /// Received ranges above `rcv_nxt`, sorted and disjoint: [start, end).
+    ooo: Vec<(u64, u64)>,
+    /// Acknowledgement number of the last ack sent.
+    last_ack_sent: u64,
+    /// Timestamp to echo (RFC 7323 TS.Recent).
+    ts_recent: SimTime,
+    /// In-order segments received since the last ack (delayed acks).
+    unacked_segs: u32,
+    /// A CE mark was seen and not yet confirmed by CWR (RFC 3168 s6.1.3).
+    ece_pending: bool,
+}
+
+impl TcpReceiver {
+    /// A receiver expecting byte 0 first.
+    pub fn new(s: ReceiverSettings, policy: AnyReceiverPolicy) -> Self {
+        TcpReceiver { s, policy, rcv_nxt: 0, ooo: Vec::new(), last_ack_sent: 0, ts_recent: 0, unacked_segs: 0, ece_pending: false }
+    }
+
+    /// Bytes delivered in order to the application.
+    pub fn delivered_bytes(&self) -> u64 {
+        self.rcv_nxt
+    }
+
+    /// The window the policy currently advertises, bytes.
+    pub fn window_bytes(&self) -> u64 {
+        self.policy.window_bytes()
+    }
+
+    /// The receiver policy (for inspection).
+    pub fn policy(&self) -> &AnyReceiverPolicy {
+        &self.policy
+    }
+
+    /// A data packet arrived.
+    pub fn on_data(&mut self, pkt: &Packet, ctx: &mut TransportCtx) {
+        let view = ReceiverView { rcv_nxt: self.rcv_nxt, mss: self.s.mss };
+        self.policy.on_data(pkt, &view, ctx.now);
+        if self.s.ecn {
+            // RFC 3168 s6.1.3: CWR stops the echo; a new CE starts it again.
+            if pkt.flags & flags::CWR != 0 {
+                self.ece_pending = false;
+            }
+            if pkt.ecn == Ecn::Ce {
+                self.ece_pending = true;
+            }
+        }
+        let start = pkt.seq;
+        let end = pkt.seq + pkt.payload_bytes as u64;
+        if end <= self.rcv_nxt {
+            // Entirely old data: acknowledge at once so the sender learns where we are.
+            self.send_ack(ctx);
+            return;
+        }
+        if start <= self.rcv_nxt {
+            // RFC 7323 s4.3: take the timestamp of a segment that covers the left window edge.
+            if start <= self.last_ack_sent {
+                self.ts_recent = pkt.sent_at;
+            }
+            self.rcv_nxt = end;
+            let had_holes = !self.ooo.is_empty();
+            self.absorb_ooo();
+            if had_holes || !self.s.delayed_ack || self.ece_pending {
+                // RFC 5681 s4.2: acknowledge at once when a segment fills (part of) a gap.
+                self.send_ack(ctx);
+            } else {
+                self.unacked_segs += 1;
+                if self.unacked_segs >= 2 {
+                    self.send_ack(ctx);
+                } else {
+                    ctx.set_timer(TIMER_DELACK, ctx.now + self.s.delack_timeout_ps);
+                }
+            }
+        } else {
+            // Out of order: remember the range, send a duplicate ack at once (RFC 5681 s4.2).
+            self.insert_ooo(start, end);
+            self.send_ack(ctx);
+        }
+    }
+
+    /// The delayed-ack timer fired.
+    pub fn on_delack_timer(&mut self, ctx: &mut TransportCtx) {
+        if self.unacked_segs > 0 {
+            self.send_ack(ctx);
+        }
+    }
+
+    fn insert_ooo(&mut self, start: u64, end: u64) {
+        let i = self.ooo.partition_point(|r| r.1 < start);
+        let mut s = start;
+        let mut e = end;
+        let mut j = i;
+        while j < self.ooo.len() && self.ooo[j].0 <= e {
+            s = s.min(self.ooo[j].0);
+            e = e.max(self.ooo[j].1);
+            j += 1;
+        }
+        self.ooo.splice(i..j, std::iter::once((s, e)));
+    }
+
+    fn absorb_ooo(&mut self) {
+        let mut n = 0;
+        for r in &self.ooo {
+            if r.0 <= self.rcv_nxt {
+                self.rcv_nxt = self.rcv_nxt.max(r.1);
+                n += 1;
+            } else {
+                break;
+            }
+        }
+        if n > 0 {
+            self.ooo.drain(..n);
+        }
+    }
+
+    fn send_ack(&mut self, ctx: &mut TransportCtx) {
+        let mut f = 0;
+        if self.ece_pending {
+            f |= flags::ECE;
+        }
+        let ack = Packet {
+            kind: PacketKind::Ack,
+            ack: self.rcv_nxt,
+            seq: 0,
+            size_bytes: self.s.ack_bytes,
+            payload_bytes: 0,
+            window_bytes: self.policy.window_bytes().min(u32::MAX as u64) as u32,
+            ts_echo: self.ts_recent,
+            sent_at: ctx.now,
+            flags: f,
+            ..Default::default()
+        };
+        self.last_ack_sent = self.rcv_nxt;
+        self.unacked_segs = 0;
+        ctx.cancel_timer(TIMER_DELACK);
+        ctx.send(ack, Direction::Reverse);
+    }
+}

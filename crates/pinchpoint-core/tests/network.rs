@@ -1,0 +1,172 @@
+//! Network-level invariants and behaviour: conservation, rate and buffer limits, TCP
+//! utilisation and fairness, determinism.
+
+use pinchpoint_core::metrics::stats::jain_index;
+use pinchpoint_core::metrics::table::ColumnData;
+use pinchpoint_core::{load_toml, Results, Simulation};
+
+fn run(text: &str, seed: Option<u64>) -> (Simulation, Results) {
+    let mut sim = load_toml(text, "test.toml", seed).unwrap_or_else(|e| panic!("{e}"));
+    sim.run();
+    let r = sim.results();
+    (sim, r)
+}
+
+/// A dumbbell of `n` TCP flows (plus optional UDP) with the given bottleneck.
+fn dumbbell(n: usize, rate: &str, delay: &str, buffer_pkts: u32, duration: &str, extra: &str) -> String {
+    let mut s = format!(
+        "[simulation]\nduration = \"{duration}\"\n[metrics]\nseries_interval = \"500ms\"\n\
+         [[nodes]]\nname = \"r1\"\nkind = \"router\"\n[[nodes]]\nname = \"r2\"\nkind = \"router\"\n\
+         [[links]]\na = \"r1\"\nb = \"r2\"\nrate = \"{rate}\"\ndelay = \"{delay}\"\nqueue = {{ kind = \"droptail\", limit_pkts = {buffer_pkts} }}\n"
+    );
+    for i in 0..n {
+        s += &format!(
+            "[[nodes]]\nname = \"s{i}\"\n[[nodes]]\nname = \"d{i}\"\n\
+             [[links]]\na = \"s{i}\"\nb = \"r1\"\nrate = \"1Gbps\"\ndelay = \"1ms\"\n\
+             [[links]]\na = \"r2\"\nb = \"d{i}\"\nrate = \"1Gbps\"\ndelay = \"1ms\"\n\
+             [[flows]]\nname = \"f{i}\"\nsrc = \"s{i}\"\ndst = \"d{i}\"\nstart = \"{}ms\"\nworkload = {{ kind = \"bulk\" }}\n",
+            i * 7
+        );
+    }
+    s + extra
+}
+
+const UDP_EXTRA: &str = "[[nodes]]\nname = \"u\"\n[[nodes]]\nname = \"ud\"\n\
+    [[links]]\na = \"u\"\nb = \"r1\"\nrate = \"1Gbps\"\ndelay = \"1ms\"\n\
+    [[links]]\na = \"r2\"\nb = \"ud\"\nrate = \"1Gbps\"\ndelay = \"1ms\"\n\
+    [[flows]]\nname = \"udp\"\nsrc = \"u\"\ndst = \"ud\"\ntransport = \"udp\"\nworkload = { kind = \"poisson\", rate = \"3Mbps\", packet_size = \"800B\" }\n";
+
+fn u(r: &Results, table: &str, col: &str) -> Vec<u64> {
+    let t = match table {
+        "flows" => &r.flows,
+        _ => &r.ports,
+    };
+    t.u64s(col).to_vec()
+}
+
+#[test]
+fn packets_are_conserved_per_flow_and_per_port() {
+    for (text, stop_at) in [
+        (dumbbell(4, "10Mbps", "10ms", 20, "20s", UDP_EXTRA), 20.0),
+        (dumbbell(3, "5Mbps", "30ms", 8, "7.3s", ""), 7.3),
+    ] {
+        let (sim, r) = run(&text, None);
+        assert!((r.end_time_s - stop_at).abs() < 1e-9);
+        let sent = u(&r, "flows", "sent_pkts");
+        let acks = u(&r, "flows", "ack_pkts");
+        let delivered = u(&r, "flows", "delivered_pkts");
+        let lost = u(&r, "flows", "lost_pkts");
+        let ack_lost = u(&r, "flows", "ack_lost_pkts");
+        let in_net = u(&r, "flows", "in_network_pkts");
+        for f in 0..sent.len() {
+            let rev_delivered = sim.flows()[f].stats.rev_delivered_pkts;
+            assert_eq!(sent[f] + acks[f], delivered[f] + rev_delivered + lost[f] + ack_lost[f] + in_net[f], "flow {f}");
+        }
+        assert!(lost.iter().sum::<u64>() > 0, "the scenario should drop packets");
+        for p in sim.ports() {
+            let queued = p.queue_len_pkts() as u64;
+            let s = &p.stats;
+            assert_eq!(s.arrivals_pkts, s.tx_pkts + s.total_drops() + queued, "port {}", p.name);
+        }
+    }
+}
+
+#[test]
+fn links_never_exceed_rate_and_queues_never_exceed_limit() {
+    let (sim, r) = run(&dumbbell(6, "10Mbps", "10ms", 25, "15s", UDP_EXTRA), None);
+    let dur = r.end_time_s;
+    for p in sim.ports() {
+        let bits = p.stats.tx_bytes as f64 * 8.0;
+        // One packet may still be on its way out at the end; nothing more.
+        assert!(bits <= p.rate_bps as f64 * dur + 1500.0 * 8.0, "{} carried {bits} bits", p.name);
+        assert!(p.stats.busy_ps <= sim.now() + 1_500 * 8 * 1_000_000_000_000 / p.rate_bps);
+        if p.name == "r1->r2" {
+            assert!(p.stats.max_queue_pkts <= 25);
+            assert_eq!(p.stats.max_queue_pkts, 25, "the bottleneck should fill");
+        } else {
+            assert!(p.stats.max_queue_pkts <= 100);
+        }
+    }
+    let util: Vec<f64> = r.links.f64s("utilisation").to_vec();
+    assert!(util.iter().all(|&x| (0.0..=1.0).contains(&x)));
+}
+
+#[test]
+fn one_newreno_flow_fills_a_bdp_buffered_bottleneck() {
+    // 10 Mbit/s, RTT = 2 * (1 + 20 + 1) ms = 44 ms: BDP = 55 kB, about 37 packets of 1500 B.
+    let text = dumbbell(1, "10Mbps", "20ms", 37, "40s", "");
+    let (_sim, r) = run(&text, None);
+    // Utilisation after slow start: bytes the bottleneck sent between 5 s and the end.
+    let ps = &r.port_series;
+    let t = ps.f64s("t_s");
+    let names = ps.strs("port");
+    let tx = ps.u64s("tx_bytes");
+    let at = |time: f64| -> u64 {
+        (0..t.len()).find(|&i| names[i] == "r1->r2" && (t[i] - time).abs() < 1e-9).map(|i| tx[i]).expect("sample")
+    };
+    let util = (at(40.0) - at(5.0)) as f64 * 8.0 / (10e6 * 35.0);
+    assert!(util >= 0.95, "utilisation after slow start {util:.4}");
+}
+
+#[test]
+fn two_equal_rtt_flows_share_fairly() {
+    let text = dumbbell(2, "10Mbps", "20ms", 40, "60s", "");
+    let (_sim, r) = run(&text, None);
+    let g = r.flows.f64s("goodput_bps");
+    let j = jain_index(g);
+    assert!(j >= 0.95, "Jain {j:.4} for goodputs {g:?}");
+    let total: f64 = g.iter().sum();
+    assert!(total > 0.9 * 10e6 * 1448.0 / 1500.0, "aggregate goodput {total}");
+}
+
+fn tables_equal(a: &Results, b: &Results) -> bool {
+    let eq = |x: &pinchpoint_core::metrics::table::Table, y: &pinchpoint_core::metrics::table::Table| {
+        x.columns.len() == y.columns.len()
+            && x.columns.iter().zip(&y.columns).all(|((n1, c1), (n2, c2))| {
+                n1 == n2
+                    && match (c1, c2) {
+                        (ColumnData::F64(p), ColumnData::F64(q)) => p.len() == q.len() && p.iter().zip(q).all(|(a, b)| a.to_bits() == b.to_bits()),
+                        (ColumnData::U64(p), ColumnData::U64(q)) => p == q,
+                        (ColumnData::Str(p), ColumnData::Str(q)) => p == q,
+                        (ColumnData::Bool(p), ColumnData::Bool(q)) => p == q,
+                        (ColumnData::I64(p), ColumnData::I64(q)) => p == q,
+                        _ => false,
+                    }
+            })
+    };
+    eq(&a.flows, &b.flows) && eq(&a.ports, &b.ports) && eq(&a.links, &b.links) && eq(&a.flow_series, &b.flow_series) && eq(&a.port_series, &b.port_series)
+}
+
+#[test]
+fn same_seed_gives_identical_results_and_another_seed_changes_poisson_arrivals() {
+    let text = dumbbell(3, "10Mbps", "10ms", 20, "10s", UDP_EXTRA);
+    let (_, a) = run(&text, Some(11));
+    let (_, b) = run(&text, Some(11));
+    assert!(tables_equal(&a, &b));
+    let (_, c) = run(&text, Some(12));
+    let udp = |r: &Results| {
+        let i = r.flows.strs("flow").iter().position(|n| n == "udp").unwrap();
+        r.flows.u64s("sent_pkts")[i]
+    };
+    assert_ne!(udp(&a), udp(&c), "a different seed should draw different Poisson gaps");
+    // ~3 Mbit/s of 800-byte datagrams for 10 s: about 4690 packets either way.
+    for r in [&a, &c] {
+        let n = udp(r) as f64;
+        assert!((n - 4687.5).abs() < 4.0 * 4687.5f64.sqrt(), "{n}");
+    }
+}
+
+#[test]
+fn finite_transfers_stop_the_run_and_report_completion_time() {
+    let mut text = dumbbell(2, "10Mbps", "10ms", 30, "100s", "");
+    text = text.replace("workload = { kind = \"bulk\" }", "workload = { kind = \"file\", size = \"500KB\" }");
+    let (_, r) = run(&text, None);
+    assert!(r.end_time_s < 100.0, "stops when both files are done ({})", r.end_time_s);
+    let fct = r.flows.f64s("fct_s");
+    let delivered = r.flows.u64s("delivered_bytes");
+    for i in 0..2 {
+        assert_eq!(delivered[i], 500_000);
+        // 1 MB over a shared 10 Mbit/s link takes at least 0.8 s in total.
+        assert!(fct[i] > 0.4 && fct[i] < 5.0, "fct {}", fct[i]);
+    }
+}

@@ -1,0 +1,170 @@
+//! Thin PyO3 bindings: build a simulation from scenario text, run it in steps (so Python can
+//! draw a progress bar), and hand back result tables as raw column buffers that the Python side
+//! wraps as NumPy / Arrow without copying row by row.
+
+use pinchpoint_core::metrics::table::{ColumnData, Table};
+use pinchpoint_core::scenario::{self, presets, Scenario};
+use pinchpoint_core::sim::{ps_to_secs, secs_to_ps};
+use pinchpoint_core::Simulation;
+use pyo3::create_exception;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
+
+create_exception!(_native, ScenarioError, PyValueError, "A scenario is invalid: the message names the file, the field and what was expected.");
+
+fn parse(text: &str, origin: &str, fmt: &str) -> PyResult<Scenario> {
+    let r = match fmt {
+        "toml" => scenario::from_toml_str(text, origin),
+        "json" => scenario::from_json_str(text, origin),
+        other => return Err(PyValueError::new_err(format!("unknown scenario format '{other}' (toml or json)"))),
+    };
+    r.map_err(|e| ScenarioError::new_err(e.to_string()))
+}
+
+/// Validates scenario text; returns the resolved scenario as TOML (defaults filled in).
+#[pyfunction]
+#[pyo3(signature = (text, origin, fmt = "toml"))]
+fn validate(text: &str, origin: &str, fmt: &str) -> PyResult<String> {
+    let sc = parse(text, origin, fmt)?;
+    // Building also checks routes (reachability, loops).
+    pinchpoint_core::build(&sc, None, origin).map_err(|e| ScenarioError::new_err(e.to_string()))?;
+    Ok(scenario::to_toml_string(&sc))
+}
+
+/// The benchmark dumbbell scenario as JSON.
+#[pyfunction]
+fn preset_dumbbell(n: usize, sim_s: f64) -> String {
+    serde_json::to_string(&presets::dumbbell(n, sim_s)).expect("preset serialises")
+}
+
+/// A built simulation.
+#[pyclass(name = "Simulation")]
+struct PySimulation {
+    sim: Simulation,
+    resolved_toml: String,
+}
+
+fn table_to_py<'py>(py: Python<'py>, t: &Table) -> PyResult<Bound<'py, PyList>> {
+    let out = PyList::empty(py);
+    for (name, col) in &t.columns {
+        let item: Bound<'py, PyTuple> = match col {
+            ColumnData::F64(v) => {
+                let b: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
+                PyTuple::new(py, [name.into_pyobject(py)?.into_any(), "f64".into_pyobject(py)?.into_any(), PyBytes::new(py, &b).into_any()])?
+            }
+            ColumnData::U64(v) => {
+                let b: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
+                PyTuple::new(py, [name.into_pyobject(py)?.into_any(), "u64".into_pyobject(py)?.into_any(), PyBytes::new(py, &b).into_any()])?
+            }
+            ColumnData::I64(v) => {
+                let b: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
+                PyTuple::new(py, [name.into_pyobject(py)?.into_any(), "i64".into_pyobject(py)?.into_any(), PyBytes::new(py, &b).into_any()])?
+            }
+            ColumnData::Bool(v) => {
+                let b: Vec<u8> = v.iter().map(|&x| x as u8).collect();
+                PyTuple::new(py, [name.into_pyobject(py)?.into_any(), "bool".into_pyobject(py)?.into_any(), PyBytes::new(py, &b).into_any()])?
+            }
+            ColumnData::Str(v) => {
+                let l = PyList::new(py, v)?;
+                PyTuple::new(py, [name.into_pyobject(py)?.into_any(), "str".into_pyobject(py)?.into_any(), l.into_any()])?
+            }
+        };
+        out.append(item)?;
+    }
+    Ok(out)
+}
+
+#[pymethods]
+impl PySimulation {
+    /// Parses, validates and builds a scenario. `fmt` is "toml" or "json"; `seed` overrides the
+    /// scenario's seed.
+    #[new]
+    #[pyo3(signature = (text, origin, fmt = "toml", seed = None))]
+    fn new(text: &str, origin: &str, fmt: &str, seed: Option<u64>) -> PyResult<Self> {
+        let mut sc = parse(text, origin, fmt)?;
+        if let Some(s) = seed {
+            sc.simulation.seed = s;
+        }
+        let sim = pinchpoint_core::build(&sc, None, origin).map_err(|e| ScenarioError::new_err(e.to_string()))?;
+        Ok(PySimulation { sim, resolved_toml: scenario::to_toml_string(&sc) })
+    }
+
+    /// Runs until simulated time `t_s` (seconds), releasing the GIL.
+    fn run_until(&mut self, py: Python<'_>, t_s: f64) {
+        let t = secs_to_ps(t_s);
+        let sim = &mut self.sim;
+        py.detach(|| sim.run_until(t));
+    }
+
+    /// Current simulated time, s.
+    #[getter]
+    fn now_s(&self) -> f64 {
+        ps_to_secs(self.sim.now())
+    }
+
+    /// End time, s.
+    #[getter]
+    fn end_s(&self) -> f64 {
+        ps_to_secs(self.sim.end())
+    }
+
+    /// True once the run is over.
+    #[getter]
+    fn finished(&self) -> bool {
+        self.sim.finished()
+    }
+
+    /// The resolved scenario (TOML, defaults filled in, units canonical).
+    #[getter]
+    fn resolved_toml(&self) -> &str {
+        &self.resolved_toml
+    }
+
+    /// Run counters: events, packet_hops, packets_high_water.
+    fn counters<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let c = self.sim.counters();
+        let d = PyDict::new(py);
+        d.set_item("events", c.events)?;
+        d.set_item("packet_hops", c.packet_hops)?;
+        d.set_item("packets_high_water", c.packets_high_water)?;
+        Ok(d)
+    }
+
+    /// Result tables at the current time: a dict of name -> list of (column, dtype, data).
+    fn results<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let r = self.sim.results();
+        let d = PyDict::new(py);
+        let meta = PyDict::new(py);
+        meta.set_item("scenario", &r.scenario)?;
+        meta.set_item("seed", r.seed)?;
+        meta.set_item("end_time_s", r.end_time_s)?;
+        meta.set_item("events", r.counters.events)?;
+        meta.set_item("packet_hops", r.counters.packet_hops)?;
+        meta.set_item("packets_high_water", r.counters.packets_high_water)?;
+        d.set_item("meta", meta)?;
+        for (name, t) in [
+            ("flows", &r.flows),
+            ("ports", &r.ports),
+            ("links", &r.links),
+            ("flow_series", &r.flow_series),
+            ("port_series", &r.port_series),
+            ("packets", &r.packets),
+            ("queue_trace", &r.queue_trace),
+        ] {
+            d.set_item(name, table_to_py(py, t)?)?;
+        }
+        Ok(d)
+    }
+}
+
+/// The native module.
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PySimulation>()?;
+    m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(preset_dumbbell, m)?)?;
+    m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

@@ -1,0 +1,32 @@
+"""pinchpoint: a fast packet-level network simulator for congestion-control research.
+
+The simulation runs entirely in Rust (``pinchpoint._native``); this package builds scenarios,
+runs them, and hands results back as pandas DataFrames and Arrow tables.
+
+>>> import pinchpoint as pp
+>>> s = pp.Scenario("two-hosts", duration="5s")
+>>> s.host("a"); s.host("b")
+>>> s.link("a", "b", rate="10Mbps", delay="10ms")
+>>> s.flow("f", "a", "b", workload=pp.bulk())
+>>> r = pp.run(s)
+>>> r.flows[["flow", "goodput_bps"]]
+"""
+
+from ._native import ScenarioError, __version__
+from .api import load, run, validate
+from .results import Results
+from .scenario import Scenario, bulk, cbr, file, poisson
+
+__all__ = [
+    "Scenario",
+    "Results",
+    "ScenarioError",
+    "run",
+    "load",
+    "validate",
+    "bulk",
+    "file",
+    "cbr",
+    "poisson",
+    "__version__",
+]

@@ -1,0 +1,71 @@
+"""Running scenarios from Python."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from . import _native
+from .results import Results
+from .scenario import Scenario
+
+ScenarioLike = Scenario | str | Path
+
+
+def _text(scenario: ScenarioLike) -> tuple[str, str, str]:
+    """(text, origin, format) for the native side."""
+    if isinstance(scenario, Scenario):
+        return scenario.to_json(), scenario.origin, "json"
+    p = Path(scenario)
+    try:
+        text = p.read_text()
+    except FileNotFoundError:
+        raise _native.ScenarioError(f"{p}: no such scenario file") from None
+    except UnicodeDecodeError:
+        raise _native.ScenarioError(f"{p}: not a text (UTF-8) file") from None
+    return text, str(p), "toml"
+
+
+def load(scenario: ScenarioLike, seed: int | None = None) -> _native.Simulation:
+    """Parses, validates and builds a scenario; raises :class:`ScenarioError` naming the file,
+    the field and what was expected."""
+    text, origin, fmt = _text(scenario)
+    return _native.Simulation(text, origin, fmt, seed)
+
+
+def validate(scenario: ScenarioLike) -> str:
+    """Validates a scenario; returns it resolved (TOML with defaults filled in)."""
+    text, origin, fmt = _text(scenario)
+    return _native.validate(text, origin, fmt)
+
+
+def run(scenario: ScenarioLike, seed: int | None = None, *,
+        progress: Callable[[float, float], None] | None = None, steps: int = 100,
+        out: str | Path | None = None) -> Results:
+    """Runs a scenario (a :class:`Scenario` or a path to a TOML file) to the end.
+
+    Args:
+        seed: overrides the scenario's master seed.
+        progress: called as ``progress(now_s, end_s)`` after each of ``steps`` slices of
+            simulated time.
+        out: if given, the results are also written there (Parquet, atomically).
+    """
+    sim = load(scenario, seed)
+    end = sim.end_s
+    t0 = time.perf_counter()
+    if progress is None:
+        sim.run_until(end)
+    else:
+        k = 0
+        while not sim.finished:
+            k += 1
+            sim.run_until(end * min(k, steps) / steps)
+            progress(sim.now_s, end)
+            if k >= steps:
+                break
+    wall = time.perf_counter() - t0
+    res = Results(sim.results(), sim.resolved_toml, wall_s=wall)
+    if out is not None:
+        res.write(out)
+    return res

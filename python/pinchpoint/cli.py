@@ -1,0 +1,172 @@
+"""The ``pinchpoint`` command line: run, validate, bench."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from . import _native, api
+
+app = typer.Typer(add_completion=False, no_args_is_help=True,
+                  help="pinchpoint: packet-level simulation for congestion-control research.")
+console = Console(stderr=True)
+out_console = Console()
+
+
+def _fail(msg: str, code: int = 2) -> None:
+    console.print(f"[bold red]error:[/] {escape(msg)}", highlight=False, soft_wrap=True)
+    raise typer.Exit(code)
+
+
+def _fmt(x: float, unit: str = "") -> str:
+    if x != x:  # NaN
+        return "-"
+    for div, pre in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(x) >= div:
+            return f"{x / div:.3g}{pre}{unit}"
+    return f"{x:.3g}{unit}"
+
+
+def _progress(disable: bool) -> Progress:
+    return Progress(TextColumn("[bold]{task.description}"), BarColumn(),
+                    TextColumn("{task.fields[now]:.2f}/{task.total:.2f} s sim"), TimeElapsedColumn(),
+                    console=console, disable=disable, transient=False)
+
+
+def run_with_progress(path: Path, seed: Optional[int], quiet: bool, label: str | None = None) -> "api.Results":
+    """Runs one scenario file with a progress bar on stderr."""
+    with _progress(quiet or not console.is_terminal and False) as prog:
+        sim_end: list[float] = []
+
+        def cb(now: float, end: float) -> None:
+            if not sim_end:
+                sim_end.append(end)
+                prog.update(task, total=end)
+            prog.update(task, completed=now, now=now)
+
+        task = prog.add_task(label or path.name, total=1.0, now=0.0)
+        return api.run(path, seed=seed, progress=cb)
+
+
+def summary_tables(res) -> list[Table]:
+    flows = res.flows
+    t = Table(title=f"flows ({res.meta['scenario']}, seed {res.meta['seed']}, {res.meta['end_time_s']:.3f} s simulated)")
+    for c in ("flow", "goodput", "fct_s", "sent", "retx", "lost", "delay mean", "delay p99"):
+        t.add_column(c, justify="right" if c != "flow" else "left")
+    shown = flows.head(20)
+    for _, r in shown.iterrows():
+        t.add_row(str(r["flow"]), _fmt(r["goodput_bps"], "bps"), _fmt(r["fct_s"], "s"), str(r["sent_pkts"]),
+                  str(r["retx_pkts"]), str(r["lost_pkts"]), _fmt(r["delay_mean_s"], "s"), _fmt(r["delay_p99_s"], "s"))
+    if len(flows) > len(shown):
+        t.add_row(f"... {len(flows) - len(shown)} more", "", "", "", "", "", "", "")
+    p = Table(title="busiest ports")
+    for c in ("port", "utilisation", "queue mean (pkts)", "queue p99 (B)", "drops", "marks"):
+        p.add_column(c, justify="right" if c != "port" else "left")
+    ports = res.ports.merge(res.links[["link", "utilisation"]], left_on="port", right_on="link")
+    for _, r in ports.sort_values("utilisation", ascending=False).head(8).iterrows():
+        p.add_row(str(r["port"]), f"{r['utilisation']:.3f}", f"{r['queue_pkts_mean']:.2f}", _fmt(r["queue_bytes_p99"], "B"),
+                  str(r["drops"]), str(r["marks"]))
+    return [t, p]
+
+
+@app.command()
+def run(
+    scenario: Annotated[Path, typer.Argument(help="Scenario file (TOML).")],
+    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Write Parquet tables and the resolved scenario here.")] = None,
+    seed: Annotated[Optional[int], typer.Option(help="Override the scenario's master seed.")] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar or summary.")] = False,
+) -> None:
+    """Run a scenario: progress bar, summary table, results written atomically to --out."""
+    try:
+        res = run_with_progress(scenario, seed, quiet)
+    except _native.ScenarioError as e:
+        _fail(str(e))
+        return
+    if out is not None:
+        res.write(out)
+    if not quiet:
+        for t in summary_tables(res):
+            out_console.print(t)
+        hops = res.meta["packet_hops"]
+        wall = res.meta.get("wall_s", float("nan"))
+        out_console.print(f"{hops} packet-hops in {wall:.3f} s wall ({_fmt(hops / wall if wall else float('nan'))} hops/s)"
+                          + (f"; results in {out}" if out else ""))
+
+
+@app.command()
+def validate(files: Annotated[list[Path], typer.Argument(help="Scenario files (TOML).")],
+             show: Annotated[bool, typer.Option(help="Print the resolved scenario.")] = False) -> None:
+    """Check scenario files; errors name the file, the field and what was expected."""
+    bad = 0
+    for f in files:
+        try:
+            resolved = api.validate(f)
+        except _native.ScenarioError as e:
+            console.print(f"[bold red]invalid:[/] {escape(str(e))}", highlight=False, soft_wrap=True)
+            bad += 1
+            continue
+        out_console.print(f"[green]ok[/] {f}")
+        if show:
+            out_console.print(resolved, highlight=False, markup=False)
+    if bad:
+        raise typer.Exit(2)
+
+
+@app.command()
+def bench(
+    flows: Annotated[str, typer.Option(help="Comma-separated flow counts.")] = "10,100",
+    sim_s: Annotated[float, typer.Option("--sim-s", help="Simulated seconds per run.")] = 30.0,
+    against: Annotated[Optional[str], typer.Option(help="Also run the same scenario on this simulator (ns3).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON lines instead of a table.")] = False,
+    repeat: Annotated[int, typer.Option(help="Runs per size for pinchpoint (the fastest is kept).")] = 3,
+) -> None:
+    """Benchmark the dumbbell (N TCP NewReno flows over a 100 Mbit/s bottleneck)."""
+    from . import bench as bench_mod
+
+    sizes = [int(x) for x in flows.split(",") if x.strip()]
+    if against not in (None, "ns3"):
+        _fail(f"--against: expected 'ns3', got {against!r}")
+    if against == "ns3":
+        from .crossval import ns3_dumbbell
+        if not ns3_dumbbell.available():
+            _fail("ns-3 is not installed: pip install 'pinchpoint[ns3]' (the ns3 wheel from PyPI)")
+    rows = []
+    for n in sizes:
+        rows.append(bench_mod.run_pinchpoint(n, sim_s, repeat=repeat))
+        if as_json:
+            print(json.dumps(rows[-1]), flush=True)
+        else:
+            console.print(f"pinchpoint N={n}: {rows[-1]['wall_s']:.3f} s", highlight=False)
+        if against == "ns3":
+            from .crossval import ns3_dumbbell
+            console.print(f"ns-3 N={n}: running ({sim_s:g} simulated s) ...", highlight=False)
+            rows.append(ns3_dumbbell.run_dumbbell(n, sim_s))
+            if as_json:
+                print(json.dumps({k: rows[-1][k] for k in bench_mod.JSON_KEYS}), flush=True)
+    if not as_json:
+        out_console.print(bench_mod.table(rows))
+
+
+@app.command()
+def version() -> None:
+    """Print the version."""
+    out_console.print(_native.__version__)
+
+
+def main() -> None:
+    try:
+        app()
+    except BrokenPipeError:  # pragma: no cover
+        sys.exit(0)
+
+
+if __name__ == "__main__":
+    main()

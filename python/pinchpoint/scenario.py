@@ -1,0 +1,173 @@
+"""A typed builder for scenarios: the same structure as a scenario file.
+
+Everything the builder makes is a plain dict that serialises to the file format (TOML) or to
+JSON for the native side, so a scenario built in Python and the same scenario written as a file
+run identically.
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import tomli_w
+
+
+def bulk() -> dict[str, Any]:
+    """An unbounded transfer: as much as the transport will send, for the whole run."""
+    return {"kind": "bulk"}
+
+
+def file(size: str | int) -> dict[str, Any]:
+    """One file of ``size`` (for example ``"100KB"``) offered at the flow's start time."""
+    return {"kind": "file", "size": size}
+
+
+def cbr(rate: str | float, packet_size: str | int, duration: str | None = None) -> dict[str, Any]:
+    """Constant-bit-rate datagrams (use with ``transport="udp"``)."""
+    w: dict[str, Any] = {"kind": "cbr", "rate": rate, "packet_size": packet_size}
+    if duration is not None:
+        w["duration"] = duration
+    return w
+
+
+def poisson(rate: str | float, packet_size: str | int, duration: str | None = None) -> dict[str, Any]:
+    """Datagrams with exponential gaps (use with ``transport="udp"``)."""
+    w: dict[str, Any] = {"kind": "poisson", "rate": rate, "packet_size": packet_size}
+    if duration is not None:
+        w["duration"] = duration
+    return w
+
+
+class Scenario:
+    """Builds a scenario step by step.
+
+    >>> s = Scenario("demo", duration="10s", seed=3)
+    >>> s.host("a").host("b").router("r")
+    >>> s.link("a", "r", rate="100Mbps", delay="1ms").link("r", "b", rate="10Mbps", delay="20ms",
+    ...        queue={"kind": "droptail", "limit_pkts": 50})
+    >>> s.flow("f1", "a", "b", workload=bulk(), cc="newreno")
+    """
+
+    def __init__(self, name: str = "scenario", duration: str | float = "10s", seed: int = 1, *,
+                 description: str = "", stop_when_done: bool = True, routing: str = "hops") -> None:
+        self.data: dict[str, Any] = {
+            "name": name,
+            "description": description,
+            "simulation": {"duration": duration, "seed": seed, "stop_when_done": stop_when_done,
+                           "routing": routing},
+            "metrics": {},
+            "nodes": [],
+            "links": [],
+            "routes": [],
+            "flows": [],
+        }
+        self.origin = f"<Scenario {name}>"
+
+    # -- building ---------------------------------------------------------------------------
+    def host(self, name: str) -> Scenario:
+        """Adds a host (runs transports; its link ports are its NIC queues)."""
+        self.data["nodes"].append({"name": name, "kind": "host"})
+        return self
+
+    def router(self, name: str) -> Scenario:
+        """Adds a router."""
+        self.data["nodes"].append({"name": name, "kind": "router"})
+        return self
+
+    def link(self, a: str, b: str, *, rate: str | float, delay: str | float, **options: Any) -> Scenario:
+        """Adds a full-duplex link. Options: ``queue``, ``queue_ab``, ``queue_ba``, ``hooks``,
+        ``hooks_ab``, ``hooks_ba``, ``rate_ba`` (see the scenario format in the README)."""
+        self.data["links"].append({"a": a, "b": b, "rate": rate, "delay": delay, **options})
+        return self
+
+    def route(self, node: str, dst: str, next_hop: str, at: str | float | None = None) -> Scenario:
+        """At ``node``, send traffic for ``dst`` to ``next_hop`` (from time ``at`` on)."""
+        r: dict[str, Any] = {"node": node, "dst": dst, "next_hop": next_hop}
+        if at is not None:
+            r["at"] = at
+        self.data["routes"].append(r)
+        return self
+
+    def flow(self, name: str, src: str, dst: str, *, workload: dict[str, Any] | None = None,
+             transport: str = "tcp", start: str | float = 0, cc: str | dict[str, Any] | None = None,
+             tcp: dict[str, Any] | None = None, shaper: dict[str, Any] | None = None,
+             priority: int = 0) -> Scenario:
+        """Adds a flow from ``src`` to ``dst``."""
+        f: dict[str, Any] = {"name": name, "src": src, "dst": dst, "start": start,
+                             "workload": workload or bulk(), "transport": transport, "priority": priority}
+        if cc is not None:
+            f["cc"] = cc
+        if tcp:
+            f["tcp"] = dict(tcp)
+        if shaper:
+            f["shaper"] = dict(shaper)
+        self.data["flows"].append(f)
+        return self
+
+    def metrics(self, **options: Any) -> Scenario:
+        """Sets what to record: ``series_interval``, ``packet_trace``, ``queue_trace``."""
+        self.data["metrics"].update(options)
+        return self
+
+    def set(self, dotted: str, value: Any) -> Scenario:
+        """Sets any field by dotted path, e.g. ``s.set("simulation.seed", 7)`` or
+        ``s.set("flows.0.tcp.mss", 500)``."""
+        parts = dotted.split(".")
+        node: Any = self.data
+        for p in parts[:-1]:
+            node = node[int(p)] if isinstance(node, list) else node.setdefault(p, {})
+        last = parts[-1]
+        if isinstance(node, list):
+            node[int(last)] = value
+        else:
+            node[last] = value
+        return self
+
+    # -- conversion ---------------------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        """The scenario as plain data (empty sections dropped)."""
+        d = json.loads(json.dumps(self.data))
+        for k in ("routes", "description"):
+            if not d.get(k):
+                d.pop(k, None)
+        if not d.get("metrics"):
+            d.pop("metrics", None)
+        return d
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict())
+
+    def to_toml(self) -> str:
+        return tomli_w.dumps(self.to_dict())
+
+    def save(self, path: str | Path) -> Path:
+        """Writes the scenario as a TOML file."""
+        p = Path(path)
+        p.write_text(self.to_toml())
+        return p
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any], origin: str = "<dict>") -> Scenario:
+        s = cls.__new__(cls)
+        s.data = json.loads(json.dumps(d))
+        for k in ("metrics",):
+            s.data.setdefault(k, {})
+        for k in ("nodes", "links", "routes", "flows"):
+            s.data.setdefault(k, [])
+        s.origin = origin
+        return s
+
+    @classmethod
+    def from_file(cls, path: str | Path) -> Scenario:
+        """Reads a TOML scenario file (validation happens when it is run or validated)."""
+        p = Path(path)
+        with p.open("rb") as fh:
+            return cls.from_dict(tomllib.load(fh), origin=str(p))
+
+    def __repr__(self) -> str:
+        d = self.data
+        return (f"Scenario({d['name']!r}: {len(d['nodes'])} nodes, {len(d['links'])} links, "
+                f"{len(d['flows'])} flows, {d['simulation']['duration']})")
