@@ -156,6 +156,30 @@ def bench(
 
 
 @app.command()
+def reproduce(
+    name: Annotated[str, typer.Argument(help="Reproduction name, or 'all'.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Directory for the reports.")] = Path("results/reproductions"),
+    quick: Annotated[bool, typer.Option(help="Shortened runs (for smoke tests).")] = False,
+) -> None:
+    """Run a seed document's experiments and write a report beside the published numbers."""
+    from . import reproduce as rep
+
+    todo = rep.names() if name == "all" else [name]
+    if name != "all" and name not in rep.REPRODUCTIONS:
+        _fail(f"unknown reproduction {name!r}; available: {', '.join(rep.names()) or 'none'}")
+    with Progress(TextColumn("[bold]{task.description}"), BarColumn(), TextColumn("{task.fields[label]}"),
+                  TimeElapsedColumn(), console=console) as prog:
+        for n in todo:
+            task = prog.add_task(n, total=1.0, label="")
+
+            def cb(label: str, frac: float, task=task) -> None:
+                prog.update(task, completed=frac, label=label)
+
+            report = rep.run(n, out / n, quick=quick, progress=cb)
+            prog.update(task, completed=1.0, label=f"report: {report}")
+
+
+@app.command()
 def version() -> None:
     """Print the version."""
     out_console.print(_native.__version__)
