@@ -63,7 +63,6 @@ const HALF: u64 = 1 << (SUB_BITS - 1);
 pub struct LogHistogram {
     first: usize,
     counts: Vec<u64>,
-    total: u128,
 }
 
 #[inline]
@@ -94,10 +93,17 @@ impl LogHistogram {
     /// Adds `weight` at `value`.
     #[inline]
     pub fn add(&mut self, value: u64, weight: u64) {
-        if weight == 0 {
+        let b = bucket_of(value);
+        // Fast path: the bucket is already covered.
+        if let Some(c) = self.counts.get_mut(b.wrapping_sub(self.first)) {
+            *c += weight;
             return;
         }
-        let b = bucket_of(value);
+        self.add_slow(b, weight);
+    }
+
+    #[cold]
+    fn add_slow(&mut self, b: usize, weight: u64) {
         if self.counts.is_empty() {
             self.first = b;
             self.counts.push(0);
@@ -109,20 +115,20 @@ impl LogHistogram {
             self.counts.resize(b - self.first + 1, 0);
         }
         self.counts[b - self.first] += weight;
-        self.total += weight as u128;
     }
 
     /// Total weight.
     pub fn total(&self) -> u128 {
-        self.total
+        self.counts.iter().map(|&c| c as u128).sum()
     }
 
     /// The value below which a fraction `q` of the weight lies (bucket midpoint; exact below 128).
     pub fn quantile(&self, q: f64) -> f64 {
-        if self.total == 0 {
+        let total = self.total();
+        if total == 0 {
             return f64::NAN;
         }
-        let target = (q * self.total as f64).ceil().max(1.0) as u128;
+        let target = (q * total as f64).ceil().max(1.0) as u128;
         let mut acc: u128 = 0;
         for (k, c) in self.counts.iter().enumerate() {
             acc += *c as u128;
