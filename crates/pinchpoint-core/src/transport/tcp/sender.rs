@@ -353,7 +353,11 @@ impl TcpSender {
             return;
         }
         self.timeouts += 1;
-        let flight = self.snd_max - self.snd_una;
+        // RFC 5681 eq. 4 halves FlightSize. After a NewReno recovery that inflated the window,
+        // snd_max - snd_una also counts segments already lost or received out of order, which
+        // RFC 6675's pipe (and ns-3's scoreboard) exclude; Linux halves cwnd instead. Half of
+        // min(FlightSize, cwnd) follows both: the window that was really in use.
+        let flight = (self.snd_max - self.snd_una).min(self.cc.cwnd_bytes());
         self.cc.on_timeout(flight, self.s.mss, ctx.now);
         // RFC 6582 s4: after a timeout, remember snd_max so stale duplicates do not start a
         // fast retransmit.
