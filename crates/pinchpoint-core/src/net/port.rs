@@ -27,8 +27,12 @@ pub struct Port {
     pub queue: AnyQueue,
     /// Hooks, in scenario order.
     pub hooks: Vec<AnyHook>,
-    /// True while a packet is being serialised.
-    pub busy: bool,
+    /// When the transmitter finishes the packet it is sending (in the past when idle).
+    pub busy_until: SimTime,
+    /// A `TxDone` event is in the heap. The port schedules one only when packets wait behind
+    /// the one being sent; a packet that finds the port idle is sent at once, so lightly loaded
+    /// ports (access links, the ack path) cost one event per packet instead of two.
+    pub txdone_pending: bool,
     /// Packets on the wire: (arrival time at the far end, packet slot), in order.
     pub wire: VecDeque<(SimTime, u32)>,
     /// The port's random stream (probabilistic disciplines).
@@ -40,6 +44,12 @@ pub struct Port {
 }
 
 impl Port {
+    /// True while a packet is being serialised at `now`.
+    #[inline]
+    pub fn busy(&self, now: SimTime) -> bool {
+        now < self.busy_until
+    }
+
     /// Packets waiting in the queue.
     pub fn queue_len_pkts(&self) -> u32 {
         use crate::queue::QueueDiscipline;

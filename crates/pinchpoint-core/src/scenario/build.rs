@@ -54,7 +54,8 @@ pub fn build(sc: &Scenario, seed: Option<u64>, origin: &str) -> Result<Simulatio
                 delay_ps: l.delay.0,
                 queue: AnyQueue::build(q, info),
                 hooks,
-                busy: false,
+                busy_until: 0,
+                txdone_pending: false,
                 wire: Default::default(),
                 stats: PortStats::default(),
             });
