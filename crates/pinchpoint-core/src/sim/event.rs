@@ -5,8 +5,6 @@
 //! in the heap (links keep their packets in flight in a ring, see `net::port`).
 
 use super::time::SimTime;
-use std::cmp::Ordering;
-use std::collections::BinaryHeap;
 
 /// What happens at an instant. Every variant names its target by index into an arena.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,8 +31,6 @@ pub enum Event {
     PortTimer {
         /// Port index.
         port: u32,
-        /// Generation: stale unless it matches the port's current one.
-        gen: u32,
     },
     /// Take one sample of every time series.
     Sample,
@@ -45,72 +41,131 @@ pub enum Event {
     },
 }
 
-#[derive(Clone, Copy, Debug)]
-struct Entry {
-    time: SimTime,
-    seq: u64,
-    event: Event,
+// Events are packed into 16-byte heap entries: the time, then one word holding the insertion
+// sequence number above a 29-bit payload (3 bits of kind, 26 bits of target). Comparing
+// (time, word) as integers orders by time, then by insertion: FIFO among equal times.
+const PAYLOAD_BITS: u32 = 29;
+const DATA_BITS: u32 = 26;
+const DATA_MASK: u64 = (1 << DATA_BITS) - 1;
+/// Largest port, flow or route-change index an event can name.
+pub const MAX_PORTS: usize = 1 << DATA_BITS;
+/// Largest number of flows (two bits of the payload hold the timer slot).
+pub const MAX_FLOWS: usize = 1 << (DATA_BITS - 2);
+
+#[inline]
+fn encode(e: Event) -> u64 {
+    let (kind, data) = match e {
+        Event::TxDone { port } => (0u64, port as u64),
+        Event::Arrive { port } => (1, port as u64),
+        Event::FlowTimer { flow, timer } => (2, ((flow as u64) << 2) | (timer as u64 & 3)),
+        Event::PortTimer { port } => (3, port as u64),
+        Event::Sample => (4, 0),
+        Event::RouteChange { idx } => (5, idx as u64),
+    };
+    debug_assert!(data <= DATA_MASK);
+    (kind << DATA_BITS) | data
 }
 
-impl PartialEq for Entry {
-    fn eq(&self, other: &Self) -> bool {
-        self.time == other.time && self.seq == other.seq
+#[inline]
+fn decode(w: u64) -> Event {
+    let data = w & DATA_MASK;
+    match (w >> DATA_BITS) & 7 {
+        0 => Event::TxDone { port: data as u32 },
+        1 => Event::Arrive { port: data as u32 },
+        2 => Event::FlowTimer { flow: (data >> 2) as u32, timer: (data & 3) as u8 },
+        3 => Event::PortTimer { port: data as u32 },
+        4 => Event::Sample,
+        _ => Event::RouteChange { idx: data as u32 },
     }
 }
-impl Eq for Entry {}
+
+/// A heap entry: (time, sequence and payload), ordered so that std's max-heap pops the
+/// earliest first.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Entry(SimTime, u64);
+
 impl PartialOrd for Entry {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+    #[inline]
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
         Some(self.cmp(other))
     }
 }
 impl Ord for Entry {
-    // Reversed so that std's max-heap pops the earliest (time, seq) first.
-    fn cmp(&self, other: &Self) -> Ordering {
-        other.time.cmp(&self.time).then_with(|| other.seq.cmp(&self.seq))
+    #[inline]
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        (other.0, other.1).cmp(&(self.0, self.1))
     }
 }
 
-/// Priority queue of future events.
+/// Priority queue of future events, in two binary heaps of packed 16-byte entries: one for
+/// link events (`TxDone`, `Arrive`), whose number follows the busy ports, and one for timers,
+/// whose number follows the flows. The link heap stays shallow however many idle flows there
+/// are, which keeps the per-hop cost flat from 10 to 10,000 flows; a pop compares the two heads,
+/// and the global sequence number keeps FIFO order among equal times across both.
+/// (A single 4-ary heap measured more instructions per packet-hop than a binary heap under
+/// callgrind: 799 against 748 at N = 10.)
 #[derive(Default)]
 pub struct EventQueue {
-    heap: BinaryHeap<Entry>,
+    net: std::collections::BinaryHeap<Entry>,
+    timers: std::collections::BinaryHeap<Entry>,
     next_seq: u64,
 }
 
 impl EventQueue {
     /// An empty queue with room for `cap` events.
     pub fn with_capacity(cap: usize) -> Self {
-        EventQueue { heap: BinaryHeap::with_capacity(cap), next_seq: 0 }
+        EventQueue {
+            net: std::collections::BinaryHeap::with_capacity(cap),
+            timers: std::collections::BinaryHeap::with_capacity(cap),
+            next_seq: 0,
+        }
     }
 
     /// Schedules `event` at `time`.
     #[inline]
     pub fn push(&mut self, time: SimTime, event: Event) {
-        let seq = self.next_seq;
+        let key = (self.next_seq << PAYLOAD_BITS) | encode(event);
         self.next_seq += 1;
-        self.heap.push(Entry { time, seq, event });
+        match event {
+            Event::TxDone { .. } | Event::Arrive { .. } => self.net.push(Entry(time, key)),
+            _ => self.timers.push(Entry(time, key)),
+        }
     }
 
     /// Removes and returns the earliest event.
     #[inline]
     pub fn pop(&mut self) -> Option<(SimTime, Event)> {
-        self.heap.pop().map(|e| (e.time, e.event))
+        let e = match (self.net.peek(), self.timers.peek()) {
+            (Some(a), Some(b)) => {
+                // Entry's order is reversed: the greater entry is the earlier event.
+                if a >= b { self.net.pop() } else { self.timers.pop() }
+            }
+            (Some(_), None) => self.net.pop(),
+            (None, Some(_)) => self.timers.pop(),
+            (None, None) => None,
+        }?;
+        Some((e.0, decode(e.1)))
     }
 
     /// Time of the earliest event, if any.
     #[inline]
     pub fn peek_time(&self) -> Option<SimTime> {
-        self.heap.peek().map(|e| e.time)
+        match (self.net.peek(), self.timers.peek()) {
+            (Some(a), Some(b)) => Some(a.0.min(b.0)),
+            (Some(a), None) => Some(a.0),
+            (None, Some(b)) => Some(b.0),
+            (None, None) => None,
+        }
     }
 
     /// Number of pending events.
     pub fn len(&self) -> usize {
-        self.heap.len()
+        self.net.len() + self.timers.len()
     }
 
     /// True when nothing is pending.
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.net.is_empty() && self.timers.is_empty()
     }
 }
 
@@ -119,6 +174,24 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
     use std::collections::BTreeMap;
+
+    #[test]
+    fn every_event_kind_round_trips_through_the_packing() {
+        let evs = [
+            Event::TxDone { port: (MAX_PORTS - 1) as u32 },
+            Event::Arrive { port: 7 },
+            Event::FlowTimer { flow: (MAX_FLOWS - 1) as u32, timer: 3 },
+            Event::PortTimer { port: 5 },
+            Event::Sample,
+            Event::RouteChange { idx: 2 },
+        ];
+        let mut q = EventQueue::default();
+        for e in evs {
+            q.push(1, e);
+        }
+        let back: Vec<_> = std::iter::from_fn(|| q.pop()).map(|(_, e)| e).collect();
+        assert_eq!(back, evs);
+    }
 
     #[test]
     fn equal_times_pop_in_insertion_order() {
@@ -140,7 +213,8 @@ mod tests {
             let mut seq = 0u64;
             for (push, t) in ops {
                 if push {
-                    q.push(t, Event::Arrive { port: seq as u32 });
+                    let ev = if seq % 3 == 0 { Event::FlowTimer { flow: seq as u32, timer: 1 } } else { Event::Arrive { port: seq as u32 } };
+                    q.push(t, ev);
                     shadow.insert((t, seq), seq as u32);
                     seq += 1;
                 } else {
@@ -151,6 +225,10 @@ mod tests {
                         (Some((t1, Event::Arrive { port })), Some(((t2, _), p2))) => {
                             prop_assert_eq!(t1, t2);
                             prop_assert_eq!(port, p2);
+                        }
+                        (Some((t1, Event::FlowTimer { flow, .. })), Some(((t2, _), p2))) => {
+                            prop_assert_eq!(t1, t2);
+                            prop_assert_eq!(flow, p2);
                         }
                         other => prop_assert!(false, "mismatch {:?}", other),
                     }
