@@ -170,3 +170,24 @@ fn finite_transfers_stop_the_run_and_report_completion_time() {
         assert!(fct[i] > 0.4 && fct[i] < 5.0, "fct {}", fct[i]);
     }
 }
+
+#[test]
+fn sack_recovers_a_slow_start_overshoot_without_the_timeouts_newreno_needs() {
+    // One flow, 100 Mbit/s bottleneck, buffer half the BDP: slow start overshoots and loses a
+    // burst of segments in one window.
+    let base = dumbbell(1, "100Mbps", "10ms", 100, "10s", "").replace("rate = \"1Gbps\"", "rate = \"1Gbps\"");
+    let with = |sack: bool| base.replace("workload = { kind = \"bulk\" }", &format!("workload = {{ kind = \"bulk\" }}\ntcp = {{ sack = {sack} }}"));
+    let (_, on) = run(&with(true), None);
+    let (_, off) = run(&with(false), None);
+    let timeouts = |r: &Results| r.flows.u64s("timeouts")[0];
+    let goodput = |r: &Results| r.flows.f64s("goodput_bps")[0];
+    assert!(timeouts(&on) <= 1, "SACK timeouts {}", timeouts(&on));
+    assert!(timeouts(&off) > timeouts(&on), "NewReno {} vs SACK {}", timeouts(&off), timeouts(&on));
+    assert!(goodput(&on) > 0.85 * 100e6 * 1448.0 / 1500.0, "SACK goodput {}", goodput(&on));
+    // Every retransmission of the SACK sender repairs a real loss.
+    let retx = on.flows.u64s("retx_pkts")[0];
+    let lost = on.flows.u64s("lost_pkts")[0];
+    let off_retx = off.flows.u64s("retx_pkts")[0];
+    eprintln!("SACK: timeouts {} retx {retx} lost {lost}; NewReno: timeouts {} retx {off_retx} lost {}", timeouts(&on), timeouts(&off), off.flows.u64s("lost_pkts")[0]);
+    assert!(retx <= lost + 2, "retx {retx} lost {lost}");
+}

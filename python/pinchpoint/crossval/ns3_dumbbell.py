@@ -233,9 +233,16 @@ NS3_TCP_SETTINGS: dict[str, dict[str, Any]] = {
     # --- options -------------------------------------------------------------
     "sack": {
         "ns3_attribute": "ns3::TcpSocketBase::Sack",
-        "ns3_value": "false",
-        "value": False,
-        "description": "SACK off (ns-3 default is on): pure NewReno loss recovery, no SACK blocks in ACKs.",
+        "ns3_value": "true",
+        "value": True,
+        "description": (
+            "SACK on (the ns-3 and Linux default), so loss recovery is SACK-based (RFC 6675) on "
+            "both simulators. With SACK off, ns-3 3.44's NewReno falls into repeated timeouts "
+            "and spurious fast retransmits after a slow-start overshoot (stale 'Reno SACK' "
+            "dupACK marks are cleared only on a timeout, so its in-flight estimate collapses): "
+            "one flow on this dumbbell gets 20.7 Mbit/s with 4611 drops, against 91.2 Mbit/s "
+            "with 255 drops with SACK on. Comparing against that would copy an ns-3 flaw."
+        ),
     },
     "timestamps": {
         "ns3_attribute": "ns3::TcpSocketBase::Timestamp",

@@ -42,7 +42,7 @@ pub mod flags {
     pub const RETX: u8 = 1 << 3;
 }
 
-/// One packet. 96 bytes; see the size test below.
+/// One packet. 112 bytes; see the size test below.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Packet {
     /// Sequence number of the first payload byte (data) or of the next byte expected (acks carry
@@ -82,6 +82,8 @@ pub struct Packet {
     pub flags: u8,
     /// Scheduling priority at ports that honour it (0 = highest).
     pub priority: u8,
+    /// SACK blocks of an acknowledgement (RFC 2018), relative to `ack`.
+    pub sack: crate::transport::tcp::sack::SackBlocks,
 }
 
 impl Packet {
@@ -152,7 +154,7 @@ mod tests {
 
     #[test]
     fn packet_stays_small() {
-        assert!(std::mem::size_of::<Packet>() <= 96, "{}", std::mem::size_of::<Packet>());
+        assert!(std::mem::size_of::<Packet>() <= 112, "{}", std::mem::size_of::<Packet>());
     }
 
     #[test]

@@ -179,6 +179,7 @@ fn build_transport(f: &FlowConfig) -> AnyTransport {
                     ecn: t.ecn,
                     limited_transmit: true,
                     priority: f.priority,
+                    sack: t.sack,
                 },
                 cc,
                 total,
@@ -192,6 +193,7 @@ fn build_transport(f: &FlowConfig) -> AnyTransport {
                     delack_timeout_ps: t.delayed_ack_timeout.0,
                     ecn: t.ecn,
                     mss: t.mss,
+                    sack: t.sack,
                 },
                 policy,
             );

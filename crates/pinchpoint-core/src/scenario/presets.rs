@@ -37,6 +37,7 @@ pub fn dumbbell(n: usize, sim_s: f64) -> Scenario {
         init_cwnd_pkts: 10,
         min_rto: Duration(200 * PS_PER_MS),
         delayed_ack: false,
+        sack: true,
         ..TcpConfig::default()
     };
     for i in 0..n {

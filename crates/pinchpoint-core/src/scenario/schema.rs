@@ -273,6 +273,9 @@ pub struct TcpConfig {
     pub ecn: bool,
     /// Duplicate acknowledgements that trigger fast retransmit (RFC 5681: 3).
     pub dupack_threshold: u32,
+    /// Selective acknowledgements (RFC 2018) and SACK-based loss recovery (RFC 6675), on by
+    /// default as in Linux; off: NewReno recovery (RFC 6582).
+    pub sack: bool,
 }
 
 impl Default for TcpConfig {
@@ -291,6 +294,7 @@ impl Default for TcpConfig {
             receiver: None,
             ecn: false,
             dupack_threshold: 3,
+            sack: true,
         }
     }
 }

@@ -1,8 +1,8 @@
 //! The reliable window transport: a TCP-like byte-stream sender and receiver.
 //!
 //! The sender follows RFC 5681 (slow start, congestion avoidance, fast retransmit), RFC 6582
-//! (NewReno recovery), RFC 6298 (retransmission timer), RFC 3042 (limited transmit) and
-//! RFC 3168 (ECN); the controller that sizes the window is a [`cc::CongestionControl`]. The
+//! (NewReno recovery), RFC 2018 and RFC 6675 (SACK and SACK-based loss recovery), RFC 6298
+//! (retransmission timer), RFC 3042 (limited transmit) and RFC 3168 (ECN); the controller that sizes the window is a [`cc::CongestionControl`]. The
 //! receiver acknowledges cumulatively, acknowledges out-of-order data at once (duplicate
 //! acknowledgements), optionally delays acknowledgements (RFC 1122, RFC 5681 s4.2), echoes
 //! timestamps (RFC 7323) and advertises the window its [`crate::transport::credit::ReceiverPolicy`]
@@ -10,6 +10,7 @@
 
 pub mod cc;
 pub mod receiver;
+pub mod sack;
 pub mod sender;
 
 use super::{Transport, TransportCtx, TransportReport, TIMER_DELACK, TIMER_RTO};

@@ -1,6 +1,7 @@
 //! The receiving end: cumulative acknowledgements, out-of-order tracking, delayed acks,
 //! timestamp echo and the advertised window.
 
+use super::sack::SackBlocks;
 use crate::net::packet::{flags, Ecn, Packet, PacketKind};
 use crate::sim::SimTime;
 use crate::transport::credit::{AnyReceiverPolicy, ReceiverPolicy, ReceiverView};
@@ -19,6 +20,8 @@ pub struct ReceiverSettings {
     pub ecn: bool,
     /// Sender MSS (the policy counts windows in it).
     pub mss: u32,
+    /// Report SACK blocks (RFC 2018).
+    pub sack: bool,
 }
 
 /// The receiving end of a TCP flow.
@@ -38,12 +41,14 @@ pub struct TcpReceiver {
     unacked_segs: u32,
     /// A CE mark was seen and not yet confirmed by CWR (RFC 3168 s6.1.3).
     ece_pending: bool,
+    /// Start of the latest out-of-order segment (its block is reported first, RFC 2018 s4).
+    latest_ooo: Option<u64>,
 }
 
 impl TcpReceiver {
     /// A receiver expecting byte 0 first.
     pub fn new(s: ReceiverSettings, policy: AnyReceiverPolicy) -> Self {
-        TcpReceiver { s, policy, rcv_nxt: 0, ooo: Vec::new(), last_ack_sent: 0, ts_recent: 0, unacked_segs: 0, ece_pending: false }
+        TcpReceiver { s, policy, rcv_nxt: 0, ooo: Vec::new(), last_ack_sent: 0, ts_recent: 0, unacked_segs: 0, ece_pending: false, latest_ooo: None }
     }
 
     /// Bytes delivered in order to the application.
@@ -103,6 +108,7 @@ impl TcpReceiver {
         } else {
             // Out of order: remember the range, send a duplicate ack at once (RFC 5681 s4.2).
             self.insert_ooo(start, end);
+            self.latest_ooo = Some(start);
             self.send_ack(ctx);
         }
     }
@@ -157,6 +163,11 @@ impl TcpReceiver {
             ts_echo: self.ts_recent,
             sent_at: ctx.now,
             flags: f,
+            sack: if self.s.sack && !self.ooo.is_empty() {
+                SackBlocks::from_ooo(self.rcv_nxt, &self.ooo, self.latest_ooo)
+            } else {
+                SackBlocks::default()
+            },
             ..Default::default()
         };
         self.last_ack_sent = self.rcv_nxt;

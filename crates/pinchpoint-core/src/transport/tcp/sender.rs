@@ -2,6 +2,7 @@
 //! The window itself comes from the congestion controller.
 
 use super::cc::{AckSample, AnyCc, CongestionControl, RecoveryStyle};
+use super::sack::Scoreboard;
 use crate::net::packet::{flags, Ecn, Packet, PacketKind};
 use crate::sim::SimTime;
 use crate::transport::{Direction, TransportCtx, TransportReport, TIMER_RTO};
@@ -27,6 +28,8 @@ pub struct SenderSettings {
     pub limited_transmit: bool,
     /// Priority written on data packets.
     pub priority: u8,
+    /// Use the receiver's SACK blocks for loss recovery (RFC 6675); off: NewReno (RFC 6582).
+    pub sack: bool,
 }
 
 /// RFC 6298 s2: the clock granularity G used in RTO = SRTT + max(G, 4 RTTVAR); 1 ms as Linux.
@@ -59,6 +62,10 @@ pub struct TcpSender {
     ecn_hold_until: u64,
     /// Set CWR on the next data segment.
     cwr_pending: bool,
+    /// What the receiver reported holding above snd_una (SACK).
+    board: Scoreboard,
+    /// RFC 6675 HighRxt: highest byte retransmitted in this recovery plus one.
+    high_rxt: u64,
     srtt: SimTime,
     rttvar: SimTime,
     rto: SimTime,
@@ -94,6 +101,8 @@ impl TcpSender {
             partial_ack_seen: false,
             ecn_hold_until: 0,
             cwr_pending: false,
+            board: Scoreboard::default(),
+            high_rxt: 0,
             srtt: 0,
             rttvar: 0,
             rto: s.initial_rto_ps,
@@ -159,9 +168,15 @@ impl TcpSender {
         self.try_send(ctx);
     }
 
-    /// Sends the segment starting at `seq`; `snd_max` must not yet include it if it is new.
+    /// Sends the segment starting at `seq` (a full one, or what is left of the file);
+    /// `snd_max` must not yet include it if it is new.
     fn send_segment(&mut self, seq: u64, ctx: &mut TransportCtx) {
         let len = (self.total_bytes - seq).min(self.s.mss as u64) as u32;
+        self.send_segment_len(seq, len, ctx);
+    }
+
+    /// Sends `len` bytes from `seq`.
+    fn send_segment_len(&mut self, seq: u64, len: u32, ctx: &mut TransportCtx) {
         let mut f = 0;
         if seq < self.snd_max {
             f |= flags::RETX;
@@ -195,9 +210,25 @@ impl TcpSender {
     }
 
     fn try_send(&mut self, ctx: &mut TransportCtx) {
+        if self.in_recovery && self.s.sack {
+            self.sack_send(ctx);
+            return;
+        }
         let wnd = self.send_window();
         while self.snd_nxt < self.total_bytes {
-            let len = (self.total_bytes - self.snd_nxt).min(self.s.mss as u64);
+            if self.s.sack && self.snd_nxt < self.snd_max {
+                // Going back after a timeout: skip what the receiver reported holding.
+                self.snd_nxt = self.board.skip_sacked(self.snd_nxt);
+                if self.snd_nxt >= self.total_bytes {
+                    break;
+                }
+            }
+            let mut len = (self.total_bytes - self.snd_nxt).min(self.s.mss as u64);
+            if self.s.sack && self.snd_nxt < self.snd_max {
+                if let Some(next) = self.board.next_sacked_above(self.snd_nxt) {
+                    len = len.min(next - self.snd_nxt);
+                }
+            }
             // Send whole segments only (sender-side silly-window avoidance, RFC 1122 s4.2.3.4),
             // except that one segment may always be outstanding.
             let limit = self.snd_una + wnd.max(len.min(self.s.mss as u64));
@@ -205,11 +236,43 @@ impl TcpSender {
                 break;
             }
             let seq = self.snd_nxt;
-            self.send_segment(seq, ctx);
+            self.send_segment_len(seq, len as u32, ctx);
             self.snd_nxt += len;
             if self.snd_nxt > self.snd_max {
                 self.snd_max = self.snd_nxt;
             }
+        }
+    }
+
+    /// RFC 6675 s5 step (C): while cwnd - pipe >= 1 SMSS, send NextSeg(): first the lowest
+    /// lost and not yet retransmitted hole, then new data. (Rule 3 of NextSeg, retransmitting
+    /// a hole not yet deemed lost, is not used; RFC 6675 makes it optional.)
+    fn sack_send(&mut self, ctx: &mut TransportCtx) {
+        let mss = self.s.mss as u64;
+        let cwnd = self.cc.cwnd_bytes().min(self.rwnd);
+        let lost_below = self.board.loss_boundary(self.s.dupack_threshold, self.s.mss);
+        loop {
+            let pipe = self.board.pipe(self.snd_una, self.snd_max, lost_below, self.high_rxt);
+            if pipe + mss > cwnd {
+                break;
+            }
+            let hole = self.board.skip_sacked(self.high_rxt.max(self.snd_una));
+            if hole < lost_below && hole < self.snd_max {
+                let end = self.board.next_sacked_above(hole).unwrap_or(self.snd_max).min(self.snd_max);
+                let len = (end - hole).min(mss) as u32;
+                self.send_segment_len(hole, len, ctx);
+                self.high_rxt = hole + len as u64;
+                continue;
+            }
+            let len = (self.total_bytes - self.snd_max.min(self.total_bytes)).min(mss);
+            if len > 0 && self.snd_max + len <= self.snd_una + self.rwnd.max(len) {
+                let seq = self.snd_max;
+                self.send_segment_len(seq, len as u32, ctx);
+                self.snd_max += len;
+                self.snd_nxt = self.snd_max;
+                continue;
+            }
+            break;
         }
     }
 
@@ -242,6 +305,12 @@ impl TcpSender {
         self.rwnd = pkt.window_bytes as u64;
         let ack = pkt.ack.min(self.snd_max);
         let in_flight_before = self.snd_max - self.snd_una;
+        if self.s.sack {
+            for (a, b) in pkt.sack.ranges(pkt.ack) {
+                self.board.add(a.max(ack), b.min(self.snd_max));
+            }
+            self.board.advance(ack.max(self.snd_una));
+        }
         if ack > self.snd_una {
             let acked = ack - self.snd_una;
             // RFC 7323 s4.1: an RTT sample from the echoed timestamp of an ack that advances.
@@ -264,8 +333,10 @@ impl TcpSender {
                     // RFC 6582 s3.2 step 5: partial ack. Retransmit the next hole, deflate the
                     // window by the amount acknowledged and add back one segment.
                     partial = true;
-                    self.send_segment(self.snd_una, ctx);
-                    self.recovery_wnd = self.recovery_wnd.saturating_sub(acked) + self.s.mss as u64;
+                    if !self.s.sack {
+                        self.send_segment(self.snd_una, ctx);
+                        self.recovery_wnd = self.recovery_wnd.saturating_sub(acked) + self.s.mss as u64;
+                    }
                     // "Impatient" variant: only the first partial ack restarts the timer, so a
                     // window with many losses falls back to a timeout instead of recovering one
                     // hole per RTT for a long time.
@@ -297,10 +368,12 @@ impl TcpSender {
         } else if ack == self.snd_una && self.snd_max > self.snd_una {
             // A duplicate acknowledgement (RFC 5681 s2: no data, same ack, data outstanding).
             self.dupacks += 1;
+            let sack_lost = self.s.sack && self.board.loss_boundary(self.s.dupack_threshold, self.s.mss) > self.snd_una;
             if self.in_recovery {
-                // RFC 6582 s3.2 step 4: inflate by one segment per duplicate.
+                // RFC 6582 s3.2 step 4: inflate by one segment per duplicate (NewReno; with
+                // SACK the pipe estimate does this).
                 self.recovery_wnd += self.s.mss as u64;
-            } else if self.dupacks == self.s.dupack_threshold {
+            } else if self.dupacks == self.s.dupack_threshold || (sack_lost && self.dupacks < self.s.dupack_threshold) {
                 // RFC 6582 s3.2 step 2: only if the ack covers more than `recover`.
                 let may_recover = self.recover.is_none_or(|r| ack > r);
                 if may_recover {
@@ -331,7 +404,17 @@ impl TcpSender {
         self.partial_ack_seen = false;
         // RFC 6582 s3.2 step 2 / RFC 5681 s3.2 step 4: ssthresh + 3 segments.
         self.recovery_wnd = self.cc.cwnd_bytes() + self.s.dupack_threshold as u64 * self.s.mss as u64;
-        self.send_segment(self.snd_una, ctx);
+        if self.s.sack && self.high_rxt > self.snd_una {
+            // Holes up to HighRxt were retransmitted in the previous recovery and those copies
+            // are still in flight: do not send them again (Linux keeps the same per-segment
+            // "retransmitted" mark until the segment is acknowledged or the timer expires).
+            return;
+        }
+        // Retransmit the first unacknowledged segment (up to the next SACKed range).
+        let end = if self.s.sack { self.board.next_sacked_above(self.snd_una).unwrap_or(self.snd_max) } else { self.snd_max };
+        let len = (end.min(self.snd_max) - self.snd_una).min(self.s.mss as u64) as u32;
+        self.send_segment_len(self.snd_una, len.max(1), ctx);
+        self.high_rxt = self.snd_una + len as u64;
         // A loss also counts as the ECN reaction for this window (RFC 3168 s6.1.2).
         self.ecn_hold_until = self.snd_max;
     }
@@ -366,8 +449,10 @@ impl TcpSender {
         self.dupacks = 0;
         // RFC 6298 s5.5: back off the timer.
         self.rto = (self.rto * 2).min(self.s.max_rto_ps);
-        // Go back N: resend from the oldest unacknowledged byte as the window allows.
+        // Go back N: resend from the oldest unacknowledged byte as the window allows (with
+        // SACK, skipping what the receiver holds; reneging is not modelled).
         self.snd_nxt = self.snd_una;
+        self.high_rxt = self.snd_una;
         self.try_send(ctx);
         if !self.rto_armed {
             self.arm_rto(ctx);
@@ -382,7 +467,7 @@ impl TcpSender {
             retx_pkts: self.retx_pkts,
             timeouts: self.timeouts,
             fast_retx: self.fast_retx,
-            cwnd_bytes: self.send_window().min(self.cc.cwnd_bytes().max(if self.in_recovery { self.recovery_wnd } else { 0 })),
+            cwnd_bytes: if self.in_recovery && !self.s.sack { self.recovery_wnd } else { self.cc.cwnd_bytes() },
             rwnd_bytes: 0,
             srtt_ps: self.srtt,
             rtt_samples: self.rtt_samples,
