@@ -321,7 +321,7 @@ mod tests {
     #[test]
     fn flags_a_sustained_3_mbps_flow_and_cuts_it_under_congestion() {
         let cbr3 = |s: u64| (s * 3) % 8 < 3;
-        let cbr05 = |s: u64| s % 16 == 0; // 0.5 Mbit/s
+        let cbr05 = |s: u64| s.is_multiple_of(16); // 0.5 Mbit/s
         let (q, drops) = drive(cfg(), 10_000, 20, &[(0, &cbr3), (1, &cbr05)]);
         assert!(drops[0] > 0, "the 3 Mbit/s flow was never cut");
         assert_eq!(drops[1], 0, "the 0.5 Mbit/s flow was cut");
@@ -334,7 +334,7 @@ mod tests {
     #[test]
     fn does_not_flag_a_short_burst() {
         // 0.4 Mbit/s background, plus a 50 ms burst of one packet per ms (8 Mbit/s, 50 kB) at t = 3.2 s.
-        let bursty = |s: u64| s % 20 == 0 || (3_200..3_250).contains(&s);
+        let bursty = |s: u64| s.is_multiple_of(20) || (3_200..3_250).contains(&s);
         let mut flagged = false;
         let mut q = Isda::new(&cfg(), info());
         let mut rng = stream(1, "t");

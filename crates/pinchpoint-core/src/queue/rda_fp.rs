@@ -251,6 +251,83 @@ impl QueueDiscipline for RdaFp {
     }
 }
 
+/// Range checks for the seed-001 drop policies (`rda`, `rda_fp`, `rda_vp`, `sda`, `isda`), used
+/// by scenario validation: `Err((field, expectation))` for the first bad field, `Ok` for any
+/// other discipline.
+pub fn check_drop_policy(q: &super::QueueConfig) -> Result<(), (&'static str, &'static str)> {
+    use super::QueueConfig as Q;
+    fn prob(x: f64, f: &'static str) -> Result<(), (&'static str, &'static str)> {
+        if (0.0..=1.0).contains(&x) { Ok(()) } else { Err((f, "expected a probability in [0, 1]")) }
+    }
+    fn weight(x: f64, f: &'static str) -> Result<(), (&'static str, &'static str)> {
+        if x > 0.0 && x <= 1.0 { Ok(()) } else { Err((f, "expected a weight in (0, 1]")) }
+    }
+    fn band(min: f64, max: f64) -> Result<(), (&'static str, &'static str)> {
+        if min < 0.0 {
+            Err(("min_que_pkts", "expected a non-negative number of packets"))
+        } else if max <= min {
+            Err(("max_que_pkts", "expected more than min_que_pkts"))
+        } else {
+            Ok(())
+        }
+    }
+    fn limit(l: &BufferLimit) -> Result<(), (&'static str, &'static str)> {
+        if l.limit_pkts == Some(0) { Err(("limit_pkts", "expected at least 1 packet")) } else { Ok(()) }
+    }
+    fn positive(ok: bool, f: &'static str) -> Result<(), (&'static str, &'static str)> {
+        if ok { Ok(()) } else { Err((f, "expected a positive value")) }
+    }
+    match q {
+        Q::Rda(c) => {
+            positive(c.threshold_pkts > 0, "threshold_pkts")?;
+            limit(&c.limit)
+        }
+        Q::RdaFp(c) => {
+            band(c.min_que_pkts, c.max_que_pkts)?;
+            prob(c.pa, "pa")?;
+            weight(c.weight, "weight")?;
+            positive(c.mean_pkt_bytes > 0, "mean_pkt_bytes")?;
+            limit(&c.limit)
+        }
+        Q::RdaVp(c) => {
+            band(c.min_que_pkts, c.max_que_pkts)?;
+            if let Some(p) = c.max_p {
+                prob(p, "max_p")?;
+            }
+            positive(c.target_rtt.0 > 0, "target_rtt")?;
+            positive(c.bw_pps.is_none_or(|b| b > 0.0), "bw_pps")?;
+            weight(c.weight, "weight")?;
+            positive(c.mean_pkt_bytes > 0, "mean_pkt_bytes")?;
+            limit(&c.limit)
+        }
+        Q::Sda(c) => {
+            band(c.min_que_pkts, c.max_que_pkts)?;
+            positive(c.window.0 > 0, "window")?;
+            positive(c.fair_share_bps.is_none_or(|b| b > 0.0), "fair_share_bps")?;
+            weight(c.weight, "weight")?;
+            positive(c.mean_pkt_bytes > 0, "mean_pkt_bytes")?;
+            limit(&c.limit)
+        }
+        Q::Isda(c) => {
+            band(c.min_que_pkts, c.max_que_pkts)?;
+            positive(c.window.0 > 0, "window")?;
+            weight(c.alpha_sta, "alpha_sta")?;
+            weight(c.alpha_lta, "alpha_lta")?;
+            positive(c.burst_ratio > 0.0, "burst_ratio")?;
+            positive(c.fair_share_bps.is_none_or(|b| b > 0.0), "fair_share_bps")?;
+            if let Some(p) = c.max_p {
+                prob(p, "max_p")?;
+            }
+            positive(c.target_rtt.0 > 0, "target_rtt")?;
+            positive(c.bw_pps.is_none_or(|b| b > 0.0), "bw_pps")?;
+            weight(c.weight, "weight")?;
+            positive(c.mean_pkt_bytes > 0, "mean_pkt_bytes")?;
+            limit(&c.limit)
+        }
+        _ => Ok(()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -364,6 +441,18 @@ mod tests {
         }
         assert!(marks > 300 && marks < 500, "marks {marks}");
         assert!(drops > 300 && drops < 500, "drops {drops}");
+    }
+
+    #[test]
+    fn range_checks_name_the_bad_field() {
+        use crate::queue::QueueConfig;
+        let bad = |t: &str| check_drop_policy(&toml::from_str::<QueueConfig>(t).unwrap()).unwrap_err().0;
+        assert_eq!(bad("kind = \"rda_fp\"\npa = 1.5"), "pa");
+        assert_eq!(bad("kind = \"rda_vp\"\nmin_que_pkts = 30"), "max_que_pkts");
+        assert_eq!(bad("kind = \"isda\"\nalpha_lta = 0"), "alpha_lta");
+        assert_eq!(bad("kind = \"sda\"\nwindow = \"0s\""), "window");
+        assert_eq!(bad("kind = \"rda\"\nthreshold_pkts = 0"), "threshold_pkts");
+        assert!(check_drop_policy(&toml::from_str::<QueueConfig>("kind = \"isda\"").unwrap()).is_ok());
     }
 
     #[test]
