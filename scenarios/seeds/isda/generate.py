@@ -44,17 +44,21 @@ STA/LTA = 3. "Other parameters use default values of NS."
 
 Choices the paper leaves open (identical in all 15 files):
 - TCP: NewReno (the paper names no variant; pinchpoint has Reno and NewReno, NewReno is the
-  common ns-2 choice for such studies). ns-2 defaults: 1000-byte segments + 40 bytes of headers
-  (packetSize_ 1000), 40-byte acks, maximum window 20 packets = 20000 B (window_ 20), initial
-  window 2 (windowInit_), no delayed acks (TCPSink), min RTO 200 ms, initial RTO 3 s, no ECN
-  (ecn_ 0), bulk transfers all starting at 0 s.
+  common ns-2 choice for such studies). ns-2 defaults (tcl/lib/ns-default.tcl): 1000-byte
+  segments + 40 bytes of headers (packetSize_ 1000, tcpip_base_hdr_size_ 40), 40-byte acks
+  (TCPSink packetSize_ 40), maximum window 20 packets = 20000 B (window_ 20), initial window 2
+  (windowInit_, since 2001), no delayed acks (TCPSink), no ECN (ecn_ 0). Min RTO 200 ms and
+  initial RTO 3 s are ns-2.35's values (set in 2004 and 2006); the ns-2 of the paper's time
+  probably used a tick-bound minimum and 6 s. Bulk transfers, all starting at 0 s.
 - UDP: CBR with 1000-byte packets (same size as a TCP segment, so packet-counted thresholds
   treat both alike; ns-2's CBR default of 210 bytes would give UDP five times the packets), start
   at 0 s; access delays continue the 3/13/23 ms cycle (S10: 3, S11: 13, S12: 23 ms).
 - node2 -> Di: 100 Mbit/s, 1 ms (Figure 4's values are not in the text). node2 -> node1 (the
   ack path) is a 50-packet drop-tail FIFO (s4.1: "the backward data flow uses ... FIFO queue").
 - Early action is a drop, not an ECN mark (ns-2 RED setbit_ false; the TCP senders are not ECT).
-- Queue average weight 0.002 (ns-2 RED q_weight_); RDA/FP's Pa = 0.1 (ns-2 RED max_p = 1/linterm_).
+- Queue average weight 0.002 (ns-2 RED q_weight_ until 12/2001); RDA/FP's Pa = 0.1 (ns-2 RED
+  max_p = 1/linterm_). Above MaxQue every arrival is dropped, as Figure 1 says, although ns-2 RED
+  had gentle_ on by default from 2001. Drops are independent draws (no RED count spacing).
 - RDA uses one threshold on the instantaneous queue: MaxQue = 25 packets (s3.1-3.2).
 - RDA/VP and ISDA: P0 from eq. 2 with R = 48 ms, the mean base RTT of the TCP flows
   (2 x (13 + 10 + 1) ms), and BW = 10 Mbit/s / 8000 bit = 1250 packets/s: P0 = 0.72.
