@@ -15,7 +15,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 #: name -> (module, one-line description)
-REPRODUCTIONS: dict[str, tuple[str, str]] = {}
+REPRODUCTIONS: dict[str, tuple[str, str]] = {
+    "isda": ("pinchpoint.reproduce.isda", "Mixed TCP/UDP drop policies: RDA, RDA/FP, RDA/VP, SDA, ISDA"),
+}
 
 Progress = Callable[[str, float], None]
 

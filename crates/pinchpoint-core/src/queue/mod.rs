@@ -11,7 +11,12 @@ use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
 pub mod droptail;
+pub mod isda;
 pub mod priority;
+pub mod rda;
+pub mod rda_fp;
+pub mod rda_vp;
+pub mod sda;
 
 /// Why a packet was dropped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -173,6 +178,11 @@ macro_rules! registry {
 registry! {
     "droptail" => DropTail(droptail::DropTail, droptail::DropTailConfig),
     "priority" => Priority(priority::StrictPriority, priority::StrictPriorityConfig),
+    "rda" => Rda(rda::Rda, rda::RdaConfig),
+    "rda_fp" => RdaFp(rda_fp::RdaFp, rda_fp::RdaFpConfig),
+    "rda_vp" => RdaVp(rda_vp::RdaVp, rda_vp::RdaVpConfig),
+    "sda" => Sda(sda::Sda, sda::SdaConfig),
+    "isda" => Isda(isda::Isda, isda::IsdaConfig),
 }
 
 impl Default for QueueConfig {

@@ -17,7 +17,7 @@ fn check_queue(q: &QueueConfig, path: &str) -> Result<(), Problem> {
             return err(format!("{path}.limit_pkts"), "expected at least 1 packet");
         }
     }
-    Ok(())
+    crate::queue::rda_fp::check_drop_policy(q).or_else(|(field, msg)| err(format!("{path}.{field}"), msg))
 }
 
 /// Validates a parsed scenario.
