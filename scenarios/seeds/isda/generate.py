@@ -46,7 +46,7 @@ Choices the paper leaves open (identical in all 15 files):
 - TCP: NewReno (the paper names no variant; pinchpoint has Reno and NewReno, NewReno is the
   common ns-2 choice for such studies). ns-2 defaults (tcl/lib/ns-default.tcl): 1000-byte
   segments + 40 bytes of headers (packetSize_ 1000, tcpip_base_hdr_size_ 40), 40-byte acks
-  (TCPSink packetSize_ 40), maximum window 20 packets = 20000 B (window_ 20), initial window 2
+  (TCPSink packetSize_ 40), no SACK (Agent/TCP/Newreno), maximum window 20 packets = 20000 B (window_ 20), initial window 2
   (windowInit_, since 2001), no delayed acks (TCPSink), no ECN (ecn_ 0). Min RTO 200 ms and
   initial RTO 3 s are ns-2.35's values (set in 2004 and 2006); the ns-2 of the paper's time
   probably used a tick-bound minimum and 6 s. Bulk transfers, all starting at 0 s.
@@ -89,7 +89,8 @@ def scenario(mix: str, policy: str) -> str:
         if i <= 9:
             out += ['transport = "tcp"', 'workload = { kind = "bulk" }', 'cc = "newreno"',
                     'tcp = { mss = 1000, header_bytes = 40, ack_bytes = 40, init_cwnd_pkts = 2, '
-                    'max_window = "20000B", delayed_ack = false, min_rto = "200ms", initial_rto = "3s", ecn = false }']
+                    'max_window = "20000B", delayed_ack = false, min_rto = "200ms", initial_rto = "3s", ecn = false, '
+                    'sack = false }']
         else:
             out += ['transport = "udp"', f'workload = {{ kind = "cbr", rate = "{UDP_RATE[i]}", packet_size = "1000B" }}']
         out.append("")
