@@ -23,13 +23,15 @@ $(VENV)/.deps: pyproject.toml constraints.txt
 build: $(VENV)/.deps
 	$(VPY) -m maturin develop --release -q
 
-# The main job: every bundled scenario, results as Parquet under results/.
+# The main job: every seed reproduction (reports under results/reproductions/) and every
+# bundled example (Parquet under results/examples/, summaries in results/pinchpoint.duckdb).
 run: build
 	@mkdir -p results
+	$(VENV)/bin/pinchpoint reproduce all --out results/reproductions
 	@for f in scenarios/examples/*.toml; do \
 		name=$$(basename $$f .toml); \
 		echo "== $$f -> results/examples/$$name"; \
-		$(VENV)/bin/pinchpoint run $$f --out results/examples/$$name || exit 1; \
+		$(VENV)/bin/pinchpoint run $$f --out results/examples/$$name --store results/pinchpoint.duckdb || exit 1; \
 	done
 
 test: build test-rust test-python

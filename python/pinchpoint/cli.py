@@ -83,6 +83,7 @@ def run(
     out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Write Parquet tables and the resolved scenario here.")] = None,
     seed: Annotated[Optional[int], typer.Option(help="Override the scenario's master seed.")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar or summary.")] = False,
+    store: Annotated[Optional[Path], typer.Option(help="Also store the summaries in this DuckDB file.")] = None,
 ) -> None:
     """Run a scenario: progress bar, summary table, results written atomically to --out."""
     try:
@@ -92,6 +93,11 @@ def run(
         return
     if out is not None:
         res.write(out)
+    if store is not None:
+        from .store import Store
+
+        with Store(store) as st:
+            st.put(res, tags={"file": str(scenario)})
     if not quiet:
         for t in summary_tables(res):
             out_console.print(t)
@@ -153,6 +159,45 @@ def bench(
                 print(json.dumps({k: rows[-1][k] for k in bench_mod.JSON_KEYS}), flush=True)
     if not as_json:
         out_console.print(bench_mod.table(rows))
+
+
+def _parse_value(text: str):
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text
+
+
+@app.command()
+def sweep(
+    scenario: Annotated[Path, typer.Argument(help="Base scenario file (TOML).")],
+    set_: Annotated[list[str], typer.Option("--set", help="PATH=V1,V2,... (dotted field path, e.g. flows.0.cc=reno,newreno); repeatable.")],
+    seeds: Annotated[str, typer.Option(help="Comma-separated seeds.")] = "1",
+    store: Annotated[Path, typer.Option(help="DuckDB file for the run summaries.")] = Path("results/sweep.duckdb"),
+    scheduler: Annotated[Optional[str], typer.Option(help="Dask scheduler address; default: local processes.")] = None,
+    workers: Annotated[Optional[int], typer.Option(help="Local worker processes (default: CPU count).")] = None,
+) -> None:
+    """Run a grid of parameter values x seeds; each run is stored once in DuckDB."""
+    from . import sweep as sweep_mod
+
+    grid = {}
+    for item in set_:
+        if "=" not in item:
+            _fail(f"--set {item!r}: expected PATH=V1,V2,...")
+        path, values = item.split("=", 1)
+        grid[path] = [_parse_value(v) for v in values.split(",")]
+    try:
+        with Progress(TextColumn("[bold]sweep"), BarColumn(), TextColumn("{task.completed}/{task.total} runs"),
+                      TimeElapsedColumn(), console=console) as prog:
+            task = prog.add_task("sweep", total=None)
+            table = sweep_mod.sweep(scenario, grid, seeds=[int(x) for x in seeds.split(",")], store=store,
+                                    scheduler=scheduler, workers=workers,
+                                    progress=lambda d, n: prog.update(task, completed=d, total=n))
+    except _native.ScenarioError as e:
+        _fail(str(e))
+        return
+    out_console.print(table.to_string(index=False))
+    out_console.print(f"stored in {store}")
 
 
 @app.command()

@@ -1,0 +1,46 @@
+"""DuckDB store and parameter sweeps."""
+
+import pinchpoint as pp
+from pinchpoint.store import Store
+from pinchpoint.sweep import grid_points, sweep
+
+
+def tiny():
+    s = pp.Scenario("tiny", duration="2s")
+    s.host("a").host("b").router("r")
+    s.link("a", "r", rate="100Mbps", delay="1ms").link("r", "b", rate="5Mbps", delay="10ms")
+    s.flow("f", "a", "b", cc="newreno")
+    return s
+
+
+def test_store_keeps_each_run_once(tmp_path):
+    r = pp.run(tiny())
+    with Store(tmp_path / "s.duckdb") as st:
+        k1 = st.put(r, tags={"x": 1})
+        k2 = st.put(r)
+        assert k1 == k2
+        assert len(st.runs()) == 1
+        f = st.query("SELECT run, goodput_bps FROM flows")
+        assert list(f["run"]) == [k1]
+        assert f["goodput_bps"][0] == r.flows["goodput_bps"][0]
+
+
+def test_grid_points_cover_every_combination():
+    pts = grid_points({"a": [1, 2], "b": ["x", "y", "z"]})
+    assert len(pts) == 6 and {"a": 2, "b": "z"} in pts
+
+
+def test_sweep_runs_the_grid_and_reuses_stored_runs(tmp_path):
+    db = tmp_path / "sweep.duckdb"
+    grid = {"flows.0.cc": ["reno", "newreno"], "links.1.rate": ["5Mbps", "10Mbps"]}
+    t1 = sweep(tiny(), grid, seeds=[1, 2], store=db, workers=2)
+    assert len(t1) == 8
+    # A faster bottleneck carries more.
+    fast = t1[t1["links.1.rate"] == "10Mbps"]["goodput_bps"].mean()
+    slow = t1[t1["links.1.rate"] == "5Mbps"]["goodput_bps"].mean()
+    assert fast > 1.5 * slow
+    t2 = sweep(tiny(), grid, seeds=[1, 2], store=db, workers=2)
+    assert list(t2["run"]) == list(t1["run"])
+    assert t2["wall_s"].isna().all()  # nothing ran again
+    with Store(db) as st:
+        assert len(st.runs()) == 8
