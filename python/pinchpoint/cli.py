@@ -18,7 +18,8 @@ from . import _native, api
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="pinchpoint: packet-level simulation for congestion-control research.")
 console = Console(stderr=True)
-out_console = Console()
+# Tables keep their columns when piped to a file (rich would otherwise fold them to 80 columns).
+out_console = Console() if Console().is_terminal else Console(width=160)
 
 
 def _fail(msg: str, code: int = 2) -> None:
