@@ -251,6 +251,13 @@ impl Simulation {
         let port = &mut self.ports[p as usize];
         let Some(slot) = port.queue.dequeue(now) else {
             port.busy = false;
+            // The port just went idle: averaging hooks (DECbit) need the end of the busy period.
+            if !port.hooks.is_empty() {
+                let v = Self::view(port);
+                for h in port.hooks.iter_mut() {
+                    h.on_queue_change(&v, now);
+                }
+            }
             return;
         };
         port.busy = true;

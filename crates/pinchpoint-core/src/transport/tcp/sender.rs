@@ -111,6 +111,12 @@ impl TcpSender {
         }
     }
 
+    /// Sets the receiver window known before the first acknowledgement: the one the receiver
+    /// announces in the connection handshake (TCP's SYN-ACK window, ATN's initial credit W0).
+    pub fn set_initial_rwnd(&mut self, rwnd_bytes: u64) {
+        self.rwnd = rwnd_bytes;
+    }
+
     /// The congestion controller.
     pub fn cc(&self) -> &AnyCc {
         &self.cc
