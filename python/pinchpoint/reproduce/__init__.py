@@ -15,7 +15,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 #: name -> (module, one-line description)
-REPRODUCTIONS: dict[str, tuple[str, str]] = {}
+REPRODUCTIONS: dict[str, tuple[str, str]] = {
+    "atn": ("pinchpoint.reproduce.atn", "ATN WP/267 exercises 1-6"),
+}
 
 Progress = Callable[[str, float], None]
 

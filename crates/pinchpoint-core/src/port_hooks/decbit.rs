@@ -87,6 +87,8 @@ pub struct Decbit {
     len: u32,
     /// Time of the last length change, ps.
     last_t: SimTime,
+    /// When the port last became empty and idle, if it is so now, ps.
+    idle_since: Option<SimTime>,
     /// EWMA state, packets.
     ewma: f64,
     /// Packets marked so far.
@@ -100,7 +102,7 @@ impl Decbit {
     pub fn new(cfg: &DecbitConfig, _rate_bps: u64) -> Self {
         assert!(cfg.alpha >= 0.0, "decbit: alpha must be >= 0");
         assert!(cfg.ewma_weight > 0.0 && cfg.ewma_weight <= 1.0, "decbit: ewma_weight must be in (0, 1]");
-        Decbit { cfg: *cfg, prev_start: 0, prev_area: 0, cur_start: 0, cur_area: 0, len: 0, last_t: 0, ewma: 0.0, marked: 0, arrivals: 0 }
+        Decbit { cfg: *cfg, prev_start: 0, prev_area: 0, cur_start: 0, cur_area: 0, len: 0, last_t: 0, idle_since: Some(0), ewma: 0.0, marked: 0, arrivals: 0 }
     }
 
     /// Integrates the current length up to `now`.
@@ -144,9 +146,13 @@ impl PortHook for Decbit {
             }
             Averaging::DecbitCycle => {
                 self.advance(now);
-                if found == 0 {
-                    // An arrival at an empty, idle port ends the current busy+idle cycle and
-                    // starts a new one (DECbit regeneration point).
+                // An arrival at an empty, idle port ends the current busy+idle cycle and starts
+                // a new one (DECbit regeneration point). An arrival at the very instant the port
+                // went idle finds an idle period of length zero: it continues the busy period.
+                // (Ack-clocked packets arrive exactly one transmission time apart; treating the
+                // tie as a new cycle would make a port that is idle most of the time report an
+                // average of exactly 1 over a one-packet "cycle" and mark.)
+                if found == 0 && self.idle_since.is_some_and(|t| t < now) {
                     self.prev_start = self.cur_start;
                     self.prev_area = self.cur_area;
                     self.cur_start = now;
@@ -169,6 +175,11 @@ impl PortHook for Decbit {
         if self.cfg.averaging == Averaging::DecbitCycle {
             self.advance(now);
             self.len = port.queue_pkts + port.busy as u32;
+            if self.len == 0 {
+                self.idle_since.get_or_insert(now);
+            } else {
+                self.idle_since = None;
+            }
         }
     }
 }
@@ -241,6 +252,24 @@ mod tests {
         // Cycle C begins at 14 s: the average covers only cycle B: 1 / 2 s.
         assert!(!arrive(&mut h, 0, false, 14 * S));
         assert_eq!(h.average_at(14 * S), 0.5);
+    }
+
+    #[test]
+    fn arrival_at_the_instant_of_going_idle_continues_the_busy_period() {
+        let mut h = cycle();
+        // A long idle first cycle (0..10 s), then one packet served 10..11 s.
+        arrive(&mut h, 0, false, 10 * S);
+        h.on_queue_change(&view(0, false), 11 * S);
+        // The next packet arrives exactly at 11 s: no new cycle, the average still spans [0, 11 s):
+        // area 1 over 11 s.
+        assert!(!arrive(&mut h, 0, false, 11 * S));
+        assert!((h.average_at(11 * S) - 1.0 / 11.0).abs() < 1e-12);
+        // Had it come 1 ps later, the cycle [10 s, 11 s + 1 ps) would have been the previous one.
+        let mut g = cycle();
+        arrive(&mut g, 0, false, 10 * S);
+        g.on_queue_change(&view(0, false), 11 * S);
+        arrive(&mut g, 0, false, 11 * S + 1);
+        assert!(g.average_at(11 * S + 1) < 1.0 && g.average_at(11 * S + 1) > 0.999);
     }
 
     #[test]
