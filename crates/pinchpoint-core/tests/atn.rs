@@ -67,6 +67,10 @@ fn atn_transfers_avoid_loss_and_share_the_pinch_point() {
         let AnyTransport::Tcp(c) = &f.transport else { panic!() };
         let AnyReceiverPolicy::Atn(p) = c.receiver.policy() else { panic!() };
         assert!(p.stats.periods > 0 && p.srtt_ps().is_some(), "{}: {:?}", f.name, p.stats);
+        // The receiver's own RTT estimate (from its credit) agrees with the sender's (from
+        // timestamps) within a third.
+        let (rx, tx) = (p.srtt_ps().unwrap() as f64, c.sender.report().srtt_ps as f64);
+        assert!((rx / tx - 1.0).abs() < 0.34, "{}: receiver {rx} ps, sender {tx} ps", f.name);
         inc += p.stats.increases;
         dec += p.stats.decreases;
     }
