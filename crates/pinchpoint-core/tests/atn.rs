@@ -96,3 +96,21 @@ fn acknowledgements_never_reach_the_policy_in_two_way_traffic() {
         assert!(p.stats.counted_pkts <= p.stats.data_pkts);
     }
 }
+
+#[test]
+fn split_tpdus_are_counted_per_network_packet_and_acknowledged_once() {
+    // ATN WP/267 s5.2: each 500-byte TPDU crosses the network as two 250-byte packets.
+    let text = pinch(1, "{ kind = \"atn\" }", "").replace("dupack_threshold = 1000,", "dupack_threshold = 1000, packets_per_segment = 2,");
+    let mut sim = load(&text);
+    sim.run();
+    let r = sim.results();
+    let tpdus = 64_000u64.div_ceil(500);
+    assert_eq!(r.flows.u64s("sent_pkts")[0], 2 * tpdus);
+    assert_eq!(r.flows.u64s("delivered_pkts")[0], 2 * tpdus);
+    assert_eq!(r.flows.u64s("ack_pkts")[0], tpdus);
+    assert_eq!(r.flows.u64s("delivered_bytes")[0], 64_000);
+    let AnyTransport::Tcp(c) = &sim.flows()[0].transport else { panic!() };
+    let AnyReceiverPolicy::Atn(p) = c.receiver.policy() else { panic!() };
+    assert_eq!(p.stats.data_pkts, 2 * tpdus);
+    assert!(p.stats.rtt_samples > 0);
+}

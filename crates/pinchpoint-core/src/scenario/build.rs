@@ -172,6 +172,7 @@ fn build_transport(f: &FlowConfig) -> AnyTransport {
                     mss: t.mss,
                     header_bytes: t.header_bytes,
                     dupack_threshold: t.dupack_threshold,
+                    packets_per_segment: t.packets_per_segment,
                     min_rto_ps: t.min_rto.0,
                     initial_rto_ps: t.initial_rto.0,
                     max_rto_ps: t.max_rto.0,

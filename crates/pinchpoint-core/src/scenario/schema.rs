@@ -273,6 +273,10 @@ pub struct TcpConfig {
     pub ecn: bool,
     /// Duplicate acknowledgements that trigger fast retransmit (RFC 5681: 3).
     pub dupack_threshold: u32,
+    /// Network packets each segment (TPDU) is split into, for paths whose MTU is smaller than
+    /// the segment (ATN WP/267 s5.2). Each packet carries an equal share of the payload plus
+    /// `header_bytes`; the receiver acknowledges once per segment. Default 1.
+    pub packets_per_segment: u32,
 }
 
 impl Default for TcpConfig {
@@ -291,6 +295,7 @@ impl Default for TcpConfig {
             receiver: None,
             ecn: false,
             dupack_threshold: 3,
+            packets_per_segment: 1,
         }
     }
 }

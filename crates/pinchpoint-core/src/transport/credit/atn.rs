@@ -5,8 +5,8 @@
 //! not available to us, so the exact wording of the base rule is inferred, see GAPS.md "Seed 000"):
 //! - s5.4: per sampling period count N, the network packets (NPDUs) that carry DT TPDUs, and NC,
 //!   those of them with CE set. Acknowledgements (AK TPDUs) are never counted.
-//! - s5.2: when a TPDU travels in several network packets, each packet counts in N (and in NC if
-//!   it has CE), so the counts are per network packet, not per TPDU.
+//! - s5.2: when a TPDU travels in several network packets (`tcp.packets_per_segment`), each
+//!   packet counts in N (and in NC if it has CE), so the counts are per network packet.
 //! - s3.2.2 / GAPS.md: a sampling period lasts one window's worth of data; we end it when the data
 //!   bytes counted in it reach W x TPDU size (W as at the period's start), so that it also spans
 //!   one window when TPDUs are split into several packets.
@@ -282,7 +282,8 @@ impl ReceiverPolicy for AtnCredit {
         // The acknowledgement the receiver sends for this packet advertises this edge.
         let rcv_after = if pkt.seq <= view.rcv_nxt { view.rcv_nxt.max(end) } else { view.rcv_nxt };
         let edge = rcv_after + self.window_bytes();
-        if edge > self.max_edge {
+        // A packet with more of its TPDU to follow is not acknowledged by itself (s5.2).
+        if edge > self.max_edge && pkt.flags & flags::MORE == 0 {
             self.edges.push_back((self.max_edge, edge, now, false));
             self.max_edge = edge;
         }
