@@ -374,17 +374,20 @@ def _figure(run: Run, title: str, path: Path, ports: list[str]) -> None:
 
     fig, ax = plt.subplots(2, 2, figsize=(11, 7))
     fs = run.fs
+    color = {name: f"C{i % 10}" for i, name in enumerate(run.flows.index)}
     for name, g in fs.groupby("flow", sort=False):
         if name not in run.flows.index or run.flows.loc[name, "sent_pkts"] == 0:
             continue
-        ax[0, 0].plot(g["t_s"], g["delivered_bytes"] / KIB, label=name, lw=1)
+        ax[0, 0].plot(g["t_s"], g["delivered_bytes"] / KIB, label=name, lw=1, color=color[name])
         if (g["rwnd_bytes"] < 2**40).all():
-            ax[0, 1].step(g["t_s"], g["rwnd_bytes"] / MSS, where="post", label=name, lw=1)
+            ax[0, 1].step(g["t_s"], g["rwnd_bytes"] / MSS, where="post", label=name, lw=1, color=color[name])
     ax[0, 0].set(title="Received bytes", xlabel="time (s)", ylabel="KB")
     ax[0, 1].set(title="Credit window W", xlabel="time (s)", ylabel="TPDUs")
     p = run.pk
-    for name, g in p.groupby("flow", sort=False):
-        ax[1, 0].plot(g["t_s"], g["delay_s"], ".", ms=1.5, label=name)
+    for name in run.flows.index:
+        g = p[p["flow"] == name]
+        if len(g):
+            ax[1, 0].plot(g["t_s"], g["delay_s"], ".", ms=1.5, label=name, color=color[name])
     ax[1, 0].set(title="End-to-end delay of data packets", xlabel="time (s)", ylabel="s")
     for port in ports:
         q = run.qt[run.qt["port"] == port]

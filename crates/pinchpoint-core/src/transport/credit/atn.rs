@@ -111,8 +111,8 @@ pub struct AtnCredit {
     max_end: u64,
     /// Smoothed RTT estimate, ps (valid once `rtt_samples > 0`).
     srtt: SimTime,
-    /// Counters (for reports and tests).
-    pub stats: AtnStats,
+    /// Counters (for reports and tests); boxed to keep the policy enum small.
+    pub stats: Box<AtnStats>,
 }
 
 /// What the policy has done so far.
@@ -154,7 +154,7 @@ impl AtnCredit {
             max_edge: 0,
             max_end: 0,
             srtt: 0,
-            stats: AtnStats::default(),
+            stats: Box::default(),
         };
         a.start_period();
         // The initial credit is advertised in the connection handshake (s5.5: W0); the edge it
@@ -346,7 +346,7 @@ mod tests {
         // beta 0.75, w0 8, RTT estimate fixed at 1 ms; packets 10 ms apart, so every
         // suspension is over by the next packet.
         let mut a = policy(AtnConfig { beta: 0.75, w0: 8, ..Default::default() });
-        a.rtt_sample(1 * MS);
+        a.rtt_sample(MS);
         let mut seq = 0;
         let mut t = 0;
         // Period 1 (8 packets), 4 with CE: 4 >= 0.5 x 8 -> W = floor(0.75 x 8) = 6.
