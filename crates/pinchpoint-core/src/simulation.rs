@@ -258,6 +258,14 @@ impl Simulation {
         let now = self.now;
         let port = &mut self.ports[p as usize];
         let Some(slot) = port.queue.dequeue(now) else {
+            // The port just went idle: averaging hooks (DECbit) need the end of the busy period.
+            // (Ports with hooks always schedule TxDone, so this runs at the idle instant.)
+            if !port.hooks.is_empty() {
+                let v = Self::view(port, now);
+                for h in port.hooks.iter_mut() {
+                    h.on_queue_change(&v, now);
+                }
+            }
             return;
         };
         Self::queue_changed(port, now, &mut self.queue_trace, p);
@@ -279,7 +287,7 @@ impl Simulation {
         }
         port.wire.push_back((arrival, slot));
         port.busy_until = now + tx;
-        if port.queue.len_pkts() > 0 {
+        if port.queue.len_pkts() > 0 || !port.hooks.is_empty() {
             port.txdone_pending = true;
             self.queue.push(now + tx, Event::TxDone { port: p });
         }

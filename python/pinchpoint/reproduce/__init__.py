@@ -17,6 +17,7 @@ from pathlib import Path
 #: name -> (module, one-line description)
 REPRODUCTIONS: dict[str, tuple[str, str]] = {
     "isda": ("pinchpoint.reproduce.isda", "Mixed TCP/UDP drop policies: RDA, RDA/FP, RDA/VP, SDA, ISDA"),
+    "atn": ("pinchpoint.reproduce.atn", "ATN WP/267 exercises 1-6"),
 }
 
 Progress = Callable[[str, float], None]

@@ -40,6 +40,9 @@ pub mod flags {
     pub const CWR: u8 = 1 << 2;
     /// The segment is a retransmission (for bookkeeping only; not on the wire).
     pub const RETX: u8 = 1 << 3;
+    /// More network packets of the same TPDU follow (a TPDU split into several NPDUs,
+    /// ATN WP/267 s5.2); the receiver acknowledges at the TPDU's last packet.
+    pub const MORE: u8 = 1 << 4;
 }
 
 /// One packet. 112 bytes; see the size test below.

@@ -7,6 +7,7 @@ use crate::sim::SimTime;
 use serde::{Deserialize, Serialize};
 
 pub mod ce_threshold;
+pub mod decbit;
 
 /// What a hook may read about its port when a packet passes.
 #[derive(Clone, Copy, Debug)]
@@ -27,7 +28,8 @@ pub trait PortHook {
     fn on_arrival(&mut self, _pkt: &mut Packet, _port: &PortView, _now: SimTime) {}
     /// A packet leaves the queue and starts transmission.
     fn on_departure(&mut self, _pkt: &mut Packet, _port: &PortView, _now: SimTime) {}
-    /// The queue length changed (after any enqueue or dequeue); for averaging estimators.
+    /// The queue length changed (after any enqueue or dequeue), or the transmitter went idle;
+    /// for averaging estimators.
     fn on_queue_change(&mut self, _port: &PortView, _now: SimTime) {}
 }
 
@@ -70,4 +72,5 @@ macro_rules! registry {
 
 registry! {
     "ce_threshold" => CeThreshold(ce_threshold::CeThreshold, ce_threshold::CeThresholdConfig),
+    "decbit" => Decbit(decbit::Decbit, decbit::DecbitConfig),
 }

@@ -10,7 +10,7 @@ use crate::queue::{AnyQueue, PortInfo, QueueConfig};
 use crate::simulation::{Flow, FlowShaper, FlowTimers, RunCounters, Simulation};
 use crate::shaper::TokenBucket;
 use crate::sim::{rng, Event, EventQueue, SimTime};
-use crate::transport::credit::{AnyReceiverPolicy, ReceiverConfig, ReceiverInit};
+use crate::transport::credit::{AnyReceiverPolicy, ReceiverConfig, ReceiverInit, ReceiverPolicy};
 use crate::transport::tcp::cc::{AnyCc, CcConfig, CcInit};
 use crate::transport::tcp::receiver::{ReceiverSettings, TcpReceiver};
 use crate::transport::tcp::sender::{SenderSettings, TcpSender};
@@ -168,11 +168,12 @@ fn build_transport(f: &FlowConfig) -> AnyTransport {
                 _ => u64::MAX,
             };
             let cc = AnyCc::build(f.cc.as_ref().unwrap_or(&CcConfig::default()), CcInit { mss: t.mss, init_cwnd_pkts: t.init_cwnd_pkts });
-            let sender = TcpSender::new(
+            let mut sender = TcpSender::new(
                 SenderSettings {
                     mss: t.mss,
                     header_bytes: t.header_bytes,
                     dupack_threshold: t.dupack_threshold,
+                    packets_per_segment: t.packets_per_segment,
                     min_rto_ps: t.min_rto.0,
                     initial_rto_ps: t.initial_rto.0,
                     max_rto_ps: t.max_rto.0,
@@ -186,6 +187,8 @@ fn build_transport(f: &FlowConfig) -> AnyTransport {
             );
             let rinit = ReceiverInit { mss: t.mss, max_window_bytes: t.max_window.map(|b| b.0) };
             let policy = AnyReceiverPolicy::build(t.receiver.as_ref().unwrap_or(&ReceiverConfig::Fixed(Default::default())), rinit);
+            // The receiver's first window reaches the sender in the handshake, before any data.
+            sender.set_initial_rwnd(policy.window_bytes());
             let receiver = TcpReceiver::new(
                 ReceiverSettings {
                     ack_bytes: t.ack_bytes,

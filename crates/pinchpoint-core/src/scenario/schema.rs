@@ -276,6 +276,10 @@ pub struct TcpConfig {
     /// Selective acknowledgements (RFC 2018) and SACK-based loss recovery (RFC 6675), on by
     /// default as in Linux; off: NewReno recovery (RFC 6582).
     pub sack: bool,
+    /// Network packets each segment (TPDU) is split into, for paths whose MTU is smaller than
+    /// the segment (ATN WP/267 s5.2). Each packet carries an equal share of the payload plus
+    /// `header_bytes`; the receiver acknowledges once per segment. Default 1.
+    pub packets_per_segment: u32,
 }
 
 impl Default for TcpConfig {
@@ -295,6 +299,7 @@ impl Default for TcpConfig {
             ecn: false,
             dupack_threshold: 3,
             sack: true,
+            packets_per_segment: 1,
         }
     }
 }

@@ -140,6 +140,9 @@ pub fn validate(sc: &Scenario) -> Result<(), Problem> {
             if f.tcp.dupack_threshold == 0 {
                 return err(format!("flows[{i}].tcp.dupack_threshold"), "expected at least 1");
             }
+            if f.tcp.packets_per_segment == 0 || f.tcp.packets_per_segment > f.tcp.mss {
+                return err(format!("flows[{i}].tcp.packets_per_segment"), "expected 1 to mss");
+            }
         }
         if let Some(sh) = &f.shaper {
             if sh.rate.0 <= 0.0 {

@@ -6,6 +6,7 @@ use crate::net::packet::Packet;
 use crate::sim::SimTime;
 use serde::{Deserialize, Serialize};
 
+pub mod atn;
 pub mod fixed;
 
 /// What a receiver policy is told about the connection when a data packet arrives.
@@ -88,6 +89,7 @@ macro_rules! registry {
 
 registry! {
     "fixed" => Fixed(fixed::FixedWindow, fixed::FixedWindowConfig),
+    "atn" => Atn(atn::AtnCredit, atn::AtnConfig),
 }
 
 crate::string_or_table!(ReceiverConfig, ReceiverTagged, RECEIVER_KINDS);

@@ -94,7 +94,10 @@ impl TcpReceiver {
             self.rcv_nxt = end;
             let had_holes = !self.ooo.is_empty();
             self.absorb_ooo();
-            if had_holes || !self.s.delayed_ack || self.ece_pending {
+            if pkt.flags & flags::MORE != 0 && !had_holes && self.ooo.is_empty() {
+                // ATN WP/267 s5.2: a TPDU split into several network packets is acknowledged
+                // once, when its last packet has arrived.
+            } else if had_holes || !self.s.delayed_ack || self.ece_pending {
                 // RFC 5681 s4.2: acknowledge at once when a segment fills (part of) a gap.
                 self.send_ack(ctx);
             } else {

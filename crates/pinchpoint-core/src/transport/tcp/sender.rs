@@ -16,6 +16,8 @@ pub struct SenderSettings {
     pub header_bytes: u32,
     /// Duplicate acknowledgements that trigger fast retransmit.
     pub dupack_threshold: u32,
+    /// Network packets per segment (ATN WP/267 s5.2: a TPDU split into several NPDUs).
+    pub packets_per_segment: u32,
     /// RTO lower bound, ps.
     pub min_rto_ps: SimTime,
     /// RTO before the first sample, ps.
@@ -120,6 +122,12 @@ impl TcpSender {
         }
     }
 
+    /// Sets the receiver window known before the first acknowledgement: the one the receiver
+    /// announces in the connection handshake (TCP's SYN-ACK window, ATN's initial credit W0).
+    pub fn set_initial_rwnd(&mut self, rwnd_bytes: u64) {
+        self.rwnd = rwnd_bytes;
+    }
+
     /// The congestion controller.
     pub fn cc(&self) -> &AnyCc {
         &self.cc
@@ -177,10 +185,12 @@ impl TcpSender {
 
     /// Sends `len` bytes from `seq`.
     fn send_segment_len(&mut self, seq: u64, len: u32, ctx: &mut TransportCtx) {
+        // ATN WP/267 s5.2: a TPDU may travel in several network packets.
+        let k = self.s.packets_per_segment.clamp(1, len.max(1));
         let mut f = 0;
         if seq < self.snd_max {
             f |= flags::RETX;
-            self.retx_pkts += 1;
+            self.retx_pkts += k as u64;
         }
         if self.cwr_pending {
             f |= flags::CWR;
@@ -197,7 +207,26 @@ impl TcpSender {
             priority: self.s.priority,
             ..Default::default()
         };
-        ctx.send(pkt, Direction::Forward);
+        if k == 1 {
+            ctx.send(pkt, Direction::Forward);
+        } else {
+            // Each packet has its own header and an equal share of the payload; all but the
+            // last say that more of the TPDU follows (the receiver acknowledges at the last).
+            let share = len.div_ceil(k);
+            let mut off = 0;
+            while off < len {
+                let l = share.min(len - off);
+                let mut p = Packet { seq: seq + off as u64, size_bytes: l + self.s.header_bytes, payload_bytes: l, ..pkt };
+                if off + l < len {
+                    p.flags |= flags::MORE;
+                }
+                if off > 0 {
+                    p.flags &= !flags::CWR;
+                }
+                ctx.send(p, Direction::Forward);
+                off += l;
+            }
+        }
         // RFC 6298 s5.1: start the timer when data is sent and it is not running.
         if !self.rto_armed {
             self.arm_rto(ctx);

@@ -10,6 +10,7 @@ use crate::sim::SimTime;
 use serde::{Deserialize, Serialize};
 
 pub mod newreno;
+pub mod none;
 pub mod reno;
 
 /// What an acknowledgement of new data tells the controller.
@@ -123,6 +124,7 @@ macro_rules! registry {
 registry! {
     "newreno" => NewReno(newreno::NewReno, newreno::NewRenoConfig),
     "reno" => Reno(reno::Reno, reno::RenoConfig),
+    "none" => NoCc(none::NoCc, none::NoneConfig),
 }
 
 crate::string_or_table!(CcConfig, CcTagged, CC_KINDS);
