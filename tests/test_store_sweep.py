@@ -44,3 +44,14 @@ def test_sweep_runs_the_grid_and_reuses_stored_runs(tmp_path):
     assert t2["wall_s"].isna().all()  # nothing ran again
     with Store(db) as st:
         assert len(st.runs()) == 8
+
+
+def test_sweep_on_a_dask_cluster(tmp_path):
+    distributed = __import__("pytest").importorskip("dask.distributed")
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
+                                  dashboard_address=None) as cluster:
+        t = sweep(tiny(), {"links.1.rate": ["5Mbps", "10Mbps"]}, seeds=[1], store=tmp_path / "d.duckdb",
+                  scheduler=cluster.scheduler_address)
+    assert len(t) == 2 and t["goodput_bps"].gt(0).all()
+    by_rate = t.set_index("links.1.rate")["goodput_bps"]
+    assert by_rate["10Mbps"] > 1.5 * by_rate["5Mbps"]

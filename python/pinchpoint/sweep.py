@@ -90,28 +90,27 @@ def sweep(base: Scenario | str | Path, grid: dict[str, Iterable[Any]], seeds: It
         else:
             pending.append((point, s, seed))
 
+    def collect(completed: Iterable[Any], futs: dict[Any, tuple[dict[str, Any], int]]) -> None:
+        nonlocal done
+        for fut in completed:
+            point, seed = futs[fut]
+            record(point, seed, *fut.result())
+            done += 1
+            if progress:
+                progress(done, len(jobs))
+
     if pending and scheduler:
         from dask.distributed import Client, as_completed as dask_completed
 
         with Client(scheduler) as client:
             futs = {client.submit(_run_point, s.to_dict(), s.origin, seed, pure=False): (point, seed)
                     for point, s, seed in pending}
-            for fut in dask_completed(futs):
-                point, seed = futs[fut]
-                record(point, seed, *fut.result())
-                done += 1
-                if progress:
-                    progress(done, len(jobs))
+            collect(dask_completed(futs), futs)
     elif pending:
         n = workers or min(len(pending), os.cpu_count() or 1)
         with ProcessPoolExecutor(max_workers=n) as pool:
             futs = {pool.submit(_run_point, s.to_dict(), s.origin, seed): (point, seed) for point, s, seed in pending}
-            for fut in as_completed(futs):
-                point, seed = futs[fut]
-                record(point, seed, *fut.result())
-                done += 1
-                if progress:
-                    progress(done, len(jobs))
+            collect(as_completed(futs), futs)
     if not isinstance(store, Store):
         st.close()
     cols = list(grid) + ["seed", "run", "goodput_bps", "jain", "wall_s"]
