@@ -91,3 +91,12 @@ def test_scenario_error_names_the_origin_field_and_expectation():
         pp.run(s)
     msg = str(e.value)
     assert "links[2].rate" in msg and "expected a rate" in msg and "<Scenario small>" in msg
+
+
+def test_standard_figures_are_written(tmp_path):
+    s = small()
+    s.metrics(packet_trace=True, queue_trace=["r->b"])
+    r = pp.run(s)
+    paths = r.plot.save_all(tmp_path / "figs")
+    assert sorted(p.name for p in paths) == ["delay_cdf.png", "goodput.png", "queue.png", "window.png"]
+    assert all(p.stat().st_size > 5000 for p in paths)

@@ -109,6 +109,21 @@ def run(
 
 
 @app.command()
+def plot(
+    results_dir: Annotated[Path, typer.Argument(help="A directory written by 'pinchpoint run --out'.")],
+    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Where to write the PNGs (default: RESULTS_DIR/figures).")] = None,
+) -> None:
+    """Draw the standard figures of a stored run: queue, window, goodput, delay CDF."""
+    from .results import Results
+
+    if not (results_dir / "meta.json").exists():
+        _fail(f"{results_dir}: not a results directory (no meta.json); write one with 'pinchpoint run FILE --out DIR'")
+    res = Results.read(results_dir)
+    for p in res.plot.save_all(out or results_dir / "figures"):
+        out_console.print(str(p))
+
+
+@app.command()
 def validate(files: Annotated[list[Path], typer.Argument(help="Scenario files (TOML).")],
              show: Annotated[bool, typer.Option(help="Print the resolved scenario.")] = False) -> None:
     """Check scenario files; errors name the file, the field and what was expected."""

@@ -79,6 +79,13 @@ class Results:
     def queue_trace(self) -> pa.Table:
         return self.tables["queue_trace"]
 
+    @property
+    def plot(self):
+        """Standard figures of this run (see :mod:`pinchpoint.plots`)."""
+        from .plots import Plotter
+
+        return Plotter(self)
+
     def jain(self, column: str = "goodput_bps", flows: list[str] | None = None) -> float:
         """Jain's fairness index over the flows' ``column`` (all flows, or those named)."""
         df = self.flows
