@@ -8,7 +8,7 @@ use crate::net::{Node, Packet, PacketKind, PacketSlab, Port};
 use crate::port_hooks::{PortHook, PortView};
 use crate::queue::{QueueDiscipline, Verdict, DROP_REASON_NAMES};
 use crate::shaper::TokenBucket;
-use crate::sim::{ps_to_secs, tx_time_ps, Event, EventQueue, SimRng, SimTime};
+use crate::sim::{ps_to_secs, tx_time_fast, Event, EventQueue, SimRng, SimTime};
 use crate::transport::{AnyTransport, Direction, Transport, TransportCtx, NEVER, TIMER_SHAPER, TIMER_SLOTS};
 use std::collections::VecDeque;
 
@@ -277,7 +277,7 @@ impl Simulation {
             }
         }
         let size = pkt.size_bytes;
-        let tx = tx_time_ps(size, port.rate_bps);
+        let tx = tx_time_fast(size, port.rate_bps, port.ps_per_byte);
         port.stats.tx_pkts += 1;
         port.stats.tx_bytes += size as u64;
         port.stats.busy_ps += tx;

@@ -21,6 +21,8 @@ pub struct Port {
     pub to_node: u32,
     /// Transmission rate, bit/s.
     pub rate_bps: u64,
+    /// Serialisation time per byte if exact, else 0 (see `sim::time::exact_ps_per_byte`).
+    pub ps_per_byte: u64,
     /// Propagation delay, ps.
     pub delay_ps: SimTime,
     /// The queue discipline.

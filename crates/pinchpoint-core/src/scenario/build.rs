@@ -51,6 +51,7 @@ pub fn build(sc: &Scenario, seed: Option<u64>, origin: &str) -> Result<Simulatio
                 from_node: from,
                 to_node: to,
                 rate_bps,
+                ps_per_byte: crate::sim::time::exact_ps_per_byte(rate_bps),
                 delay_ps: l.delay.0,
                 queue: AnyQueue::build(q, info),
                 hooks,

@@ -34,6 +34,20 @@ pub fn tx_time_ps(size_bytes: u32, rate_bps: u64) -> SimTime {
     bits.div_ceil(rate_bps as u128) as SimTime
 }
 
+/// Serialisation time per byte at `rate_bps` when it is a whole number of picoseconds (every
+/// rate that divides 8e12: 64 kbit/s, 10 Mbit/s, 1 Gbit/s, ...), else 0. Ports use it to replace
+/// a 128-bit division per packet by one multiplication; the result is identical.
+pub fn exact_ps_per_byte(rate_bps: u64) -> u64 {
+    let num = 8 * PS_PER_S;
+    if rate_bps > 0 && num % rate_bps == 0 { num / rate_bps } else { 0 }
+}
+
+/// Serialisation time of `size_bytes`, using the exact per-byte time when there is one.
+#[inline]
+pub fn tx_time_fast(size_bytes: u32, rate_bps: u64, ps_per_byte: u64) -> SimTime {
+    if ps_per_byte != 0 { size_bytes as u64 * ps_per_byte } else { tx_time_ps(size_bytes, rate_bps) }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -41,6 +55,17 @@ mod tests {
     #[test]
     fn serialisation_time_is_exact_at_64_kbps() {
         assert_eq!(tx_time_ps(500, 64_000), 62_500 * PS_PER_US);
+    }
+
+    #[test]
+    fn fast_path_agrees_with_the_division() {
+        for rate in [64_000u64, 1_000_000, 10_000_000, 100_000_000, 1_000_000_000, 7, 3_000_000, 155_520_000] {
+            let ppb = exact_ps_per_byte(rate);
+            for size in [1u32, 40, 500, 1500, 9000] {
+                assert_eq!(tx_time_fast(size, rate, ppb), tx_time_ps(size, rate), "rate {rate} size {size}");
+            }
+        }
+        assert_eq!(exact_ps_per_byte(7), 0);
     }
 
     #[test]
