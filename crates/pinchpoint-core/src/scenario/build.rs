@@ -94,7 +94,12 @@ pub fn build(sc: &Scenario, seed: Option<u64>, origin: &str) -> Result<Simulatio
         let mut intern = |p: Vec<u32>| *route_cache.entry(p.clone()).or_insert_with(|| routes.add(&p));
         let fwd_route = intern(fwd);
         let rev_route = intern(rev);
-        let transport = build_transport(f);
+        let mut flow_rng = rng::stream(seed, &format!("flow:{}", f.name));
+        let start = match f.start_jitter {
+            Some(j) if j.0 > 0 => f.start.0 + (rng::uniform(&mut flow_rng) * j.0 as f64) as SimTime,
+            _ => f.start.0,
+        };
+        let transport = build_transport(f, start);
         if transport_is_finite(&transport) {
             finite += 1;
         }
@@ -105,10 +110,10 @@ pub fn build(sc: &Scenario, seed: Option<u64>, origin: &str) -> Result<Simulatio
             dst: d,
             fwd_route,
             rev_route,
-            start: f.start.0,
+            start,
             transport,
             timers: FlowTimers::default(),
-            rng: rng::stream(seed, &format!("flow:{}", f.name)),
+            rng: flow_rng,
             stats: FlowStats::default(),
             shaper,
             priority: f.priority,
@@ -160,7 +165,7 @@ fn transport_is_finite(t: &AnyTransport) -> bool {
     t.is_finite()
 }
 
-fn build_transport(f: &FlowConfig) -> AnyTransport {
+fn build_transport(f: &FlowConfig, start: SimTime) -> AnyTransport {
     match f.transport {
         TransportKind::Tcp => {
             let t = &f.tcp;
@@ -209,7 +214,7 @@ fn build_transport(f: &FlowConfig) -> AnyTransport {
                 WorkloadConfig::Poisson { rate, packet_size, duration } => (Gaps::Poisson, rate, packet_size, duration),
                 _ => unreachable!("validated: udp carries cbr or poisson"),
             };
-            let stop = dur.map_or(SimTime::MAX, |d| f.start.0.saturating_add(d.0));
+            let stop = dur.map_or(SimTime::MAX, |d| start.saturating_add(d.0));
             AnyTransport::Udp(UdpFlow::new(gaps, rate.0, size.0 as u32, stop, f.priority))
         }
     }

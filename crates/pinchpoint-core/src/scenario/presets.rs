@@ -65,6 +65,7 @@ pub fn dumbbell(n: usize, sim_s: f64) -> Scenario {
             src: s,
             dst: d,
             start: Duration(0),
+            start_jitter: None,
             workload: WorkloadConfig::Bulk,
             transport: TransportKind::Tcp,
             cc: None,

@@ -178,6 +178,11 @@ pub struct FlowConfig {
     /// When the workload starts.
     #[serde(default)]
     pub start: Duration,
+    /// Add a uniform random delay in [0, start_jitter) to `start`, drawn from the flow's own
+    /// stream (so it is reproducible under a seed): breaks the lock-step of many flows that
+    /// would otherwise start, lose and time out at exactly the same instants.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_jitter: Option<Duration>,
     /// What the flow carries.
     pub workload: WorkloadConfig,
     /// `tcp` (reliable, windowed) or `udp` (unresponsive).
