@@ -178,7 +178,7 @@ impl Simulation {
 
     #[inline]
     fn view(port: &Port, now: SimTime) -> PortView {
-        PortView { queue_pkts: port.queue.len_pkts(), queue_bytes: port.queue.len_bytes(), busy: port.busy(now), rate_bps: port.rate_bps }
+        PortView { queue_pkts: port.waiting_pkts, queue_bytes: port.waiting_bytes, busy: port.busy(now), rate_bps: port.rate_bps }
     }
 
     /// Packet `slot` arrives at port `p`.
@@ -200,8 +200,15 @@ impl Simulation {
         port.stats.arrivals_pkts += 1;
         port.stats.arrivals_bytes += pkt.size_bytes as u64;
         match port.queue.enqueue(slot, pkt, now, &mut port.rng) {
-            Verdict::Queued => {}
-            Verdict::Marked => port.stats.marks += 1,
+            Verdict::Queued => {
+                port.waiting_pkts += 1;
+                port.waiting_bytes += pkt.size_bytes as u64;
+            }
+            Verdict::Marked => {
+                port.stats.marks += 1;
+                port.waiting_pkts += 1;
+                port.waiting_bytes += pkt.size_bytes as u64;
+            }
             Verdict::Dropped(reason) => {
                 port.stats.drops[reason as usize] += 1;
                 let (flow, kind) = (pkt.flow, pkt.kind);
@@ -230,8 +237,9 @@ impl Simulation {
 
     #[inline]
     fn queue_changed(port: &mut Port, now: SimTime, trace: &mut QueueTrace, p: u32) {
-        let qp = port.queue.len_pkts();
-        let qb = port.queue.len_bytes();
+        let qp = port.waiting_pkts;
+        let qb = port.waiting_bytes;
+        debug_assert_eq!((qp, qb), (port.queue.len_pkts(), port.queue.len_bytes()), "port {}", port.name);
         port.stats.queue_pkts.set(now, qp as u64);
         port.stats.queue_bytes.set(now, qb);
         if qp > port.stats.max_queue_pkts {
@@ -268,8 +276,10 @@ impl Simulation {
             }
             return;
         };
-        Self::queue_changed(port, now, &mut self.queue_trace, p);
         let pkt = self.packets.get_mut(slot);
+        port.waiting_pkts -= 1;
+        port.waiting_bytes -= pkt.size_bytes as u64;
+        Self::queue_changed(port, now, &mut self.queue_trace, p);
         if !port.hooks.is_empty() {
             let v = Self::view(port, now);
             for h in port.hooks.iter_mut() {
@@ -287,7 +297,7 @@ impl Simulation {
         }
         port.wire.push_back((arrival, slot));
         port.busy_until = now + tx;
-        if port.queue.len_pkts() > 0 || !port.hooks.is_empty() {
+        if port.waiting_pkts > 0 || !port.hooks.is_empty() {
             port.txdone_pending = true;
             self.queue.push(now + tx, Event::TxDone { port: p });
         }

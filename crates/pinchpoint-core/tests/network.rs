@@ -191,3 +191,28 @@ fn sack_recovers_a_slow_start_overshoot_without_the_timeouts_newreno_needs() {
     eprintln!("SACK: timeouts {} retx {retx} lost {lost}; NewReno: timeouts {} retx {off_retx} lost {}", timeouts(&on), timeouts(&off), off.flows.u64s("lost_pkts")[0]);
     assert!(retx <= lost + 2, "retx {retx} lost {lost}");
 }
+
+#[test]
+fn every_queue_discipline_conserves_packets_and_agrees_with_the_port_count() {
+    for q in [
+        "{ kind = \"droptail\", limit_pkts = 20 }",
+        "{ kind = \"priority\", classes = 2, acks_first = true, limit_pkts = 20 }",
+        "{ kind = \"rda\", limit_pkts = 30 }",
+        "{ kind = \"rda_fp\", limit_pkts = 30 }",
+        "{ kind = \"rda_vp\", limit_pkts = 30 }",
+        "{ kind = \"sda\", limit_pkts = 30 }",
+        "{ kind = \"isda\", limit_pkts = 30 }",
+    ] {
+        let text = dumbbell(4, "10Mbps", "10ms", 20, "8s", UDP_EXTRA)
+            .replacen("queue = { kind = \"droptail\", limit_pkts = 20 }", &format!("queue = {q}"), 1);
+        let (sim, r) = run(&text, None);
+        let bottleneck = sim.ports().iter().find(|p| p.name == "r1->r2").unwrap();
+        assert!(bottleneck.stats.total_drops() > 0, "{q}: the bottleneck should drop");
+        for p in sim.ports() {
+            assert_eq!(p.waiting_pkts, p.queue_len_pkts(), "{q} at {}", p.name);
+            let s = &p.stats;
+            assert_eq!(s.arrivals_pkts, s.tx_pkts + s.total_drops() + p.waiting_pkts as u64, "{q} at {}", p.name);
+        }
+        assert!(r.flows.f64s("goodput_bps").iter().all(|&g| g > 0.0), "{q}: every flow gets through");
+    }
+}

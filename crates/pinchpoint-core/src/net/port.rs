@@ -39,6 +39,11 @@ pub struct Port {
     pub wire: VecDeque<(SimTime, u32)>,
     /// The port's random stream (probabilistic disciplines).
     pub rng: SimRng,
+    /// Packets waiting, as the port counts them (the discipline's own count must agree; the
+    /// port keeps its own so the per-packet path reads a field instead of dispatching).
+    pub waiting_pkts: u32,
+    /// Bytes waiting, as the port counts them.
+    pub waiting_bytes: u64,
     /// Counters.
     pub stats: PortStats,
     /// Record every queue change (metrics.queue_trace).

@@ -59,6 +59,8 @@ pub fn build(sc: &Scenario, seed: Option<u64>, origin: &str) -> Result<Simulatio
                 txdone_pending: false,
                 wire: Default::default(),
                 stats: PortStats::default(),
+                waiting_pkts: 0,
+                waiting_bytes: 0,
             });
         }
     }
