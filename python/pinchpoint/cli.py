@@ -241,6 +241,16 @@ def reproduce(
 
 
 @app.command()
+def schema(out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Write the schema here instead of stdout.")] = None) -> None:
+    """Print the JSON Schema of the scenario format (for editors; the docs copy is docs/scenario.schema.json)."""
+    text = _native.json_schema() + "\n"
+    if out is None:
+        sys.stdout.write(text)
+    else:
+        out.write_text(text)
+
+
+@app.command()
 def version() -> None:
     """Print the version."""
     out_console.print(_native.__version__)

@@ -30,5 +30,19 @@ macro_rules! string_or_table {
                 d.deserialize_any(V)
             }
         }
+
+        impl schemars::JsonSchema for $ty {
+            fn schema_name() -> std::borrow::Cow<'static, str> {
+                stringify!($ty).into()
+            }
+            fn json_schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
+                let table = g.subschema_for::<$tagged>();
+                let names: Vec<&str> = $names.to_vec();
+                schemars::json_schema!({
+                    "description": "A name, or a table with `kind` and the parameters.",
+                    "anyOf": [ { "type": "string", "enum": names }, table ]
+                })
+            }
+        }
     };
 }

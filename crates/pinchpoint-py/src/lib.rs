@@ -32,6 +32,12 @@ fn validate(text: &str, origin: &str, fmt: &str) -> PyResult<String> {
     Ok(scenario::to_toml_string(&sc))
 }
 
+/// The JSON Schema of the scenario format.
+#[pyfunction]
+fn json_schema() -> String {
+    scenario::json_schema()
+}
+
 /// The benchmark dumbbell scenario as JSON.
 #[pyfunction]
 fn preset_dumbbell(n: usize, sim_s: f64) -> String {
@@ -164,6 +170,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PySimulation>()?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(preset_dumbbell, m)?)?;
+    m.add_function(wrap_pyfunction!(json_schema, m)?)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

@@ -10,7 +10,7 @@ use crate::sim::SimTime;
 use serde::{Deserialize, Serialize};
 
 /// Scenario configuration.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CeThresholdConfig {
     /// Mark arrivals that find at least this many packets waiting.

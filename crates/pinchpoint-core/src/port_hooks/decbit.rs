@@ -28,7 +28,7 @@ use crate::sim::SimTime;
 use serde::{Deserialize, Serialize};
 
 /// How the queue length is averaged before it is compared with `alpha`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Averaging {
     /// Time average over the previous busy+idle cycle plus the current busy period (DECbit).
@@ -50,7 +50,7 @@ fn default_ewma_weight() -> f64 {
 }
 
 /// Scenario configuration.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DecbitConfig {
     /// Mark arrivals while the average queue length (packets, the one in service included) is at

@@ -36,7 +36,7 @@ pub trait PortHook {
 macro_rules! registry {
     ($( $name:literal => $variant:ident($ty:ty, $cfg:ty) ),* $(,)?) => {
         /// A port hook as written in a scenario (`{ kind = "...", ... }`).
-        #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+        #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
         #[serde(tag = "kind")]
         pub enum HookConfig {
             $( #[doc = $name] #[serde(rename = $name)] $variant($cfg), )*

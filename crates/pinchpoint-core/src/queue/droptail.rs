@@ -6,7 +6,7 @@ use crate::sim::{SimRng, SimTime};
 use serde::{Deserialize, Serialize};
 
 /// Scenario configuration of a drop-tail queue.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DropTailConfig {
     /// Buffer limit (packets and/or bytes). With neither given the buffer holds 100 packets.

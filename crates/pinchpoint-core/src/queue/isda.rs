@@ -62,7 +62,7 @@ fn default_target_rtt() -> Duration {
 }
 
 /// Scenario configuration of an ISDA queue.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct IsdaConfig {
     /// Rate measurement window. Default 1 s (no value in the seed).

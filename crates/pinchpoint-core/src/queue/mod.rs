@@ -108,7 +108,7 @@ impl Fifo {
 }
 
 /// A buffer limit in packets and/or bytes; a packet fits if it fits both.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, Default, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BufferLimit {
     /// Largest number of waiting packets; none means no packet limit.
@@ -133,7 +133,7 @@ impl BufferLimit {
 macro_rules! registry {
     ($( $name:literal => $variant:ident($ty:ty, $cfg:ty) ),* $(,)?) => {
         /// Configuration of a port's queue discipline, as written in a scenario (`kind = "..."`).
-        #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+        #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
         #[serde(tag = "kind")]
         pub enum QueueConfig {
             $( #[doc = $name] #[serde(rename = $name)] $variant($cfg), )*

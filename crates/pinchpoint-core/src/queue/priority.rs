@@ -14,7 +14,7 @@ fn default_classes() -> u8 {
 }
 
 /// Scenario configuration of a strict-priority queue.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct StrictPriorityConfig {
     /// Number of classes; a packet's `priority` field picks its class (clamped to the last).

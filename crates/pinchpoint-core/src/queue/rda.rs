@@ -23,7 +23,7 @@ fn default_threshold() -> u32 {
 }
 
 /// Scenario configuration of an RDA queue.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RdaConfig {
     /// Arrivals that find this many packets or more waiting are dropped (s3.1), packets.

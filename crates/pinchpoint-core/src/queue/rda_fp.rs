@@ -169,7 +169,7 @@ impl AqmCore {
 }
 
 /// Scenario configuration of an RDA/FP queue.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RdaFpConfig {
     /// MinQue: no early drops while QueAvg is at or below it, packets. Default 10 (s4.1).

@@ -30,7 +30,7 @@ fn default_target_rtt() -> Duration {
 }
 
 /// Scenario configuration of an RDA/VP queue.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RdaVpConfig {
     /// MinQue, packets. Default 10 (s4.1).

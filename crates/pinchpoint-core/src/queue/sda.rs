@@ -87,7 +87,7 @@ impl FlowWindows {
 }
 
 /// Scenario configuration of an SDA queue.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SdaConfig {
     /// Measurement window. Default 1 s (no value in the seed).

@@ -74,6 +74,12 @@ pub fn from_json_str(text: &str, origin: &str) -> Result<Scenario, ScenarioError
     Ok(sc)
 }
 
+/// The JSON Schema of the scenario format (for editors and external validators; the
+/// authoritative checks are still `from_toml_str` / `from_json_str`).
+pub fn json_schema() -> String {
+    serde_json::to_string_pretty(&schemars::schema_for!(Scenario)).expect("schema serialises")
+}
+
 /// Serialises a scenario back to TOML (units in canonical form).
 pub fn to_toml_string(sc: &Scenario) -> String {
     toml::to_string(sc).unwrap_or_else(|e| format!("# could not serialise: {e}"))

@@ -12,7 +12,7 @@ use crate::transport::credit::ReceiverConfig;
 use serde::{Deserialize, Serialize};
 
 /// A whole scenario.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Scenario {
     /// Short name of the scenario.
@@ -39,7 +39,7 @@ pub struct Scenario {
 }
 
 /// Run control.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SimulationConfig {
     /// Simulated time to run for.
@@ -63,7 +63,7 @@ fn yes() -> bool {
 }
 
 /// How shortest paths are measured.
-#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum RoutingMetric {
     /// Fewest hops (ties broken by declaration order of links).
@@ -74,7 +74,7 @@ pub enum RoutingMetric {
 }
 
 /// What to record beyond the summary tables.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Default)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Default, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct MetricsConfig {
     /// Sample every time series at this interval (flows: bytes, window, RTT; ports: queue).
@@ -90,7 +90,7 @@ pub struct MetricsConfig {
 }
 
 /// A node.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NodeConfig {
     /// Unique name.
@@ -101,7 +101,7 @@ pub struct NodeConfig {
 }
 
 /// Host or router.
-#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum NodeKind {
     /// Runs transports; its link ports are its NIC queues.
@@ -112,7 +112,7 @@ pub enum NodeKind {
 }
 
 /// A full-duplex link: two simplex channels, each with an output port at its sending end.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LinkConfig {
     /// One end.
@@ -150,7 +150,7 @@ pub struct LinkConfig {
 pub type Delay = Duration;
 
 /// An explicit route: at `node`, packets for `dst` leave towards `next_hop`, from time `at` on.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RouteConfig {
     /// Node where the rule applies.
@@ -166,7 +166,7 @@ pub struct RouteConfig {
 }
 
 /// A transport flow from `src` to `dst` and what it carries.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FlowConfig {
     /// Unique name.
@@ -203,7 +203,7 @@ pub struct FlowConfig {
 }
 
 /// Reliable windowed transport or unresponsive datagrams.
-#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum TransportKind {
     /// TCP-like reliable byte stream.
@@ -214,7 +214,7 @@ pub enum TransportKind {
 }
 
 /// What a flow carries.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
 pub enum WorkloadConfig {
     /// As much as the transport will send, for the whole run.
@@ -247,7 +247,7 @@ pub enum WorkloadConfig {
 }
 
 /// TCP settings; defaults follow Linux where RFCs leave a choice (see docs/algorithms/tcp.md).
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct TcpConfig {
     /// Maximum segment size (payload bytes per segment).
@@ -310,7 +310,7 @@ impl Default for TcpConfig {
 }
 
 /// A token bucket: `rate` with bursts up to `bucket` bytes.
-#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ShaperConfig {
     /// Token fill rate.

@@ -153,6 +153,32 @@ macro_rules! unit_serde {
     };
 }
 
+macro_rules! unit_schema {
+    ($ty:ident, $name:literal, $pattern:literal, $desc:literal) => {
+        impl schemars::JsonSchema for $ty {
+            fn schema_name() -> std::borrow::Cow<'static, str> {
+                $name.into()
+            }
+            fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+                schemars::json_schema!({
+                    "description": $desc,
+                    "anyOf": [
+                        { "type": "string", "pattern": $pattern },
+                        { "type": "number", "minimum": 0 }
+                    ]
+                })
+            }
+        }
+    };
+}
+
+unit_schema!(Rate, "Rate", "^\\s*[0-9.eE+_-]+\\s*(bps|kbps|Kbps|Mbps|mbps|Gbps|gbps|Tbps|bit/s|kbit/s|Kbit/s|Mbit/s|Gbit/s|Tbit/s|b/s|kb/s|Mb/s|Gb/s|Bps|B/s|kBps|KBps|kB/s|KB/s|MBps|MB/s|GBps|GB/s)?\\s*$",
+    "A rate: a number with a unit (64kbps, 10Mbps, 1Gbps, 1.5Mbit/s, 100kBps) or a bare number of bit/s.");
+unit_schema!(Duration, "Duration", "^\\s*[0-9.eE+_]+\\s*(s|sec|ms|us|µs|ns|ps|min|h)?\\s*$",
+    "A duration: a number with a unit (10ms, 1.5s, 250us, 2min) or a bare number of seconds.");
+unit_schema!(Bytes, "Bytes", "^\\s*[0-9.eE+_]+\\s*(B|bytes|KB|kB|MB|GB|KiB|MiB|GiB|bit|bits|kbit|Kbit|Mbit)?\\s*$",
+    "A size: a number with a unit (1500B, 64KB = 64000, 256KiB = 262144, 4kbit) or a bare number of bytes.");
+
 unit_serde!(Rate, "a rate like '10Mbps'", |v: f64| Rate(v), |r: &Rate| format!("{}bps", r.0));
 unit_serde!(
     Duration,

@@ -47,7 +47,7 @@ fn default_lambda() -> f64 {
 }
 
 /// Scenario configuration (`receiver = { kind = "atn", ... }`).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AtnConfig {
     /// Window decrease factor beta (ATN WP/267 s5.5: 0.75..0.95; default 0.875, see module doc).

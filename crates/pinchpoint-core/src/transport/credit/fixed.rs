@@ -7,7 +7,7 @@ use super::{ReceiverInit, ReceiverPolicy};
 use serde::{Deserialize, Serialize};
 
 /// Scenario configuration.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, Default, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FixedWindowConfig {
     /// Window in full-size packets (times the MSS); absent: the receiver buffer.

@@ -47,7 +47,7 @@ macro_rules! registry {
         pub enum ReceiverConfig {
             $( #[doc = $name] #[serde(rename = $name)] $variant($cfg), )*
         }
-        #[derive(Deserialize)]
+        #[derive(Deserialize, schemars::JsonSchema)]
         #[serde(tag = "kind")]
         enum ReceiverTagged {
             $( #[serde(rename = $name)] $variant($cfg), )*

@@ -84,7 +84,7 @@ macro_rules! registry {
         pub enum CcConfig {
             $( #[doc = $name] #[serde(rename = $name)] $variant($cfg), )*
         }
-        #[derive(Deserialize)]
+        #[derive(Deserialize, schemars::JsonSchema)]
         #[serde(tag = "kind")]
         enum CcTagged {
             $( #[serde(rename = $name)] $variant($cfg), )*

@@ -17,7 +17,7 @@ use crate::sim::SimTime;
 use serde::{Deserialize, Serialize};
 
 /// No parameters.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, Default, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NoneConfig {}
 

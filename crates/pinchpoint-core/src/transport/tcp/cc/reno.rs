@@ -15,7 +15,7 @@ use crate::sim::SimTime;
 use serde::{Deserialize, Serialize};
 
 /// Reno has no parameters beyond the TCP settings.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, Default, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RenoConfig {}
 
