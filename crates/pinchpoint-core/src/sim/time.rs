@@ -39,7 +39,7 @@ pub fn tx_time_ps(size_bytes: u32, rate_bps: u64) -> SimTime {
 /// a 128-bit division per packet by one multiplication; the result is identical.
 pub fn exact_ps_per_byte(rate_bps: u64) -> u64 {
     let num = 8 * PS_PER_S;
-    if rate_bps > 0 && num % rate_bps == 0 { num / rate_bps } else { 0 }
+    if rate_bps > 0 && num.is_multiple_of(rate_bps) { num / rate_bps } else { 0 }
 }
 
 /// Serialisation time of `size_bytes`, using the exact per-byte time when there is one.
