@@ -213,7 +213,7 @@ mod tests {
             let mut seq = 0u64;
             for (push, t) in ops {
                 if push {
-                    let ev = if seq % 3 == 0 { Event::FlowTimer { flow: seq as u32, timer: 1 } } else { Event::Arrive { port: seq as u32 } };
+                    let ev = if seq.is_multiple_of(3) { Event::FlowTimer { flow: seq as u32, timer: 1 } } else { Event::Arrive { port: seq as u32 } };
                     q.push(t, ev);
                     shadow.insert((t, seq), seq as u32);
                     seq += 1;
