@@ -82,6 +82,15 @@ def test_translate_tcp_settings_and_queues():
     assert any("header_bytes" in c for c in plan["caveats"])
 
 
+def test_stop_when_done_only_with_files():
+    s = base()
+    assert x.translate(s, "t.toml")["stop_when_done"] is False      # bulk + cbr: full duration
+    s["flows"][0]["workload"] = {"kind": "file", "size": "1MB"}
+    assert x.translate(s, "t.toml")["stop_when_done"] is True
+    s["simulation"]["stop_when_done"] = False
+    assert x.translate(s, "t.toml")["stop_when_done"] is False
+
+
 def test_reno_is_a_caveat():
     s = base()
     s["flows"][0]["cc"] = "reno"

@@ -206,6 +206,9 @@ def crossval(
         return
     for t in crossval_tables(cmp):
         out_console.print(t)
+    out_console.print("ns-3: wall time is Simulator::Run with FlowMonitor installed; fct is the arrival of the last "
+                      "data byte (pinchpoint: its acknowledgement); goodput and Jain's index use each flow's active time.",
+                      highlight=False)
 
 
 def crossval_tables(cmp: dict) -> list[Table]:

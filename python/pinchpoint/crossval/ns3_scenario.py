@@ -55,9 +55,11 @@ Metrics on the ns-3 side (no Python code runs per packet)
   on ``a`` of the a-b link.
 * ``wall_s``: ``Simulator::Run`` only.  FlowMonitor (C++ probes on every node) is installed,
   so ns-3's wall time is somewhat higher than a bare run.
-* ``stop_when_done`` is ignored on the ns-3 side: it always runs ``simulation.duration``
-  (or ``sim_s``).  ``seed`` is not mapped (ns-3 uses its own RNG streams; the subset has no
-  random element except ns-3's own).
+* ``stop_when_done`` (with at least one file flow, as in pinchpoint): a C++ event polls the
+  file sinks every 10 ms and stops the simulator once all have their bytes, so ns-3's run
+  ends up to 10 ms after the last arrival (pinchpoint's at the ACK of the last byte).
+  Otherwise ns-3 runs ``simulation.duration`` (or ``sim_s``).  ``seed`` is not mapped (the
+  subset has no random element).
 """
 
 from __future__ import annotations
@@ -298,8 +300,10 @@ def translate(scenario: dict, origin: str = "scenario") -> dict:
             if v not in (NS3_IP_TCP_HEADER_BYTES, NS3_IP_TCP_HEADER_BYTES + _d.PPP_HEADER_BYTES):
                 caveats.append(f"flows[{tcp_ref[0]}].tcp.{k} = {v}: ns-3's is fixed at "
                                f"{NS3_IP_TCP_HEADER_BYTES} B (IP+TCP+timestamps) + 2 B PPP framing")
-    return {"origin": origin, "duration_s": duration, "nodes": nodes, "links": links,
-            "flows": flows, "tcp_settings": settings, "caveats": caveats}
+    stop = bool(sim.get("stop_when_done", True)) and any(
+        f["transport"] == "tcp" and f["max_bytes"] > 0 for f in flows)
+    return {"origin": origin, "duration_s": duration, "stop_when_done": stop, "nodes": nodes,
+            "links": links, "flows": flows, "tcp_settings": settings, "caveats": caveats}
 
 
 def translate_file(path: str | Path) -> dict:
@@ -407,6 +411,40 @@ def _time_str(s: float) -> str:
     return f"{int(round(s * 1e12))}ps"
 
 
+STOP_POLL_S = 0.01
+
+
+def _install_stop_poller(ns: Any, files: list) -> None:
+    """stop_when_done: a C++ event (no Python per event) checks every STOP_POLL_S whether every
+    file sink has received its size and then stops the simulator.  So ns-3 stops up to 10 ms
+    after the last file completes (pinchpoint stops at the ACK of the last byte); completion
+    times themselves come from FlowMonitor and are exact."""
+    ns.cppyy.cppdef(r"""
+    #include <vector>
+    namespace pinchpoint_xval {
+    using namespace ns3;
+    std::vector<Ptr<PacketSink>> sinks;
+    std::vector<uint64_t> sizes;
+    double period = 0.01;
+    void Poll() {
+        for (size_t i = 0; i < sinks.size(); ++i) {
+            if (sinks[i]->GetTotalRx() < sizes[i]) {
+                Simulator::Schedule(Seconds(period), &Poll);
+                return;
+            }
+        }
+        Simulator::Stop();
+    }
+    void Add(Ptr<PacketSink> s, uint64_t size) { sinks.push_back(s); sizes.push_back(size); }
+    void Start(double p) { period = p; Simulator::Schedule(Seconds(p), &Poll); }
+    }  // namespace pinchpoint_xval
+    """)
+    g = ns.cppyy.gbl.pinchpoint_xval
+    for sink, size in files:
+        g.Add(sink, int(size))
+    g.Start(STOP_POLL_S)
+
+
 def _simulate(plan: dict) -> dict:
     from ns import ns  # noqa: PLC0415  (slow import; only in the worker)
 
@@ -451,6 +489,7 @@ def _simulate(plan: dict) -> dict:
     ns.Ipv4GlobalRoutingHelper.PopulateRoutingTables()
 
     sinks = {}
+    first_tcp = None
     for f in plan["flows"]:
         dst_addr = first_addr[f["dst"]]
         start = ns.Seconds(f["start_s"])
@@ -466,6 +505,8 @@ def _simulate(plan: dict) -> dict:
             app = bulk.Install(node_of[f["src"]])
             app.Start(start)
             sinks[f["name"]] = ns.DynamicCast[ns.PacketSink](sink.Get(0))
+            if first_tcp is None:
+                first_tcp = (ns.DynamicCast[ns.BulkSendApplication](app.Get(0)), sinks[f["name"]])
         else:
             srv = ns.UdpServerHelper(f["port"]).Install(node_of[f["dst"]])
             srv.Start(ns.Seconds(0.0))
@@ -481,20 +522,26 @@ def _simulate(plan: dict) -> dict:
             sinks[f["name"]] = ns.DynamicCast[ns.UdpServer](srv.Get(0))
         keep.append(app)
 
-    fmh = ns.FlowMonitorHelper()
-    monitor = fmh.InstallAll()
+    use_fm = plan.get("flow_monitor", True)
+    if use_fm:
+        fmh = ns.FlowMonitorHelper()
+        monitor = fmh.InstallAll()
 
-    sim_s = float(plan["duration_s"])
-    ns.Simulator.Stop(ns.Seconds(sim_s))
+    if plan.get("stop_when_done"):
+        _install_stop_poller(ns, [(sinks[f["name"]], f["max_bytes"]) for f in plan["flows"]
+                                  if f["transport"] == "tcp" and f["max_bytes"] > 0])
+    ns.Simulator.Stop(ns.Seconds(float(plan["duration_s"])))
     t0 = time.perf_counter()
     ns.Simulator.Run()
     wall = time.perf_counter() - t0
+    sim_s = ns.Simulator.Now().GetSeconds()
 
     # FlowMonitor: data direction of each flow = (dst address, sink port).
-    monitor.CheckForLostPackets()
-    classifier = ns.DynamicCast[ns.Ipv4FlowClassifier](fmh.GetClassifier())
     fm = {}
-    for item in monitor.GetFlowStats():
+    if use_fm:
+        monitor.CheckForLostPackets()
+        classifier = ns.DynamicCast[ns.Ipv4FlowClassifier](fmh.GetClassifier())
+    for item in (monitor.GetFlowStats() if use_fm else ()):
         t = classifier.FindFlow(item.first)
         st = item.second
         dropped = sum(int(x) for x in st.packetsDropped)
@@ -513,16 +560,21 @@ def _simulate(plan: dict) -> dict:
         else:
             rx = int(sinks[f["name"]].GetReceived()) * f["packet_size"]
             completed = False
-        end = stats["last_rx_s"] if completed else sim_s
+        end = stats["last_rx_s"] if (completed and use_fm) else sim_s
         active = end - start
         flows[f["name"]] = {
             "goodput_bps": rx * 8.0 / active if active > 0 else 0.0,
-            "fct_s": (end - start) if completed else None,
+            "fct_s": (end - start) if (completed and use_fm) else None,
             "lost_pkts": stats["dropped"],
             "completed": completed,
             "delivered_bytes": rx,
         }
     ports = {name: int(dev.GetQueue().GetTotalDroppedPackets()) for name, dev in devices.items()}
+    # The sockets of the first TCP flow really carry the configured attributes (every
+    # NS3_TCP_SETTINGS attribute equals its default, which the plan's overrides set) and
+    # TcpNewReno + TcpClassicRecovery.  Sockets exist only once the flow has started.
+    if first_tcp is not None and first_tcp[0].GetSocket():
+        _d._verify_sockets(ns, first_tcp[0], first_tcp[1])
     result = {"simulator": "ns3", "sim_s": sim_s, "wall_s": wall, "flows": flows, "ports": ports}
     ns.Simulator.Destroy()
     return result
