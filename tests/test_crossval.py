@@ -104,7 +104,7 @@ REFUSED = [
     ("red queue", lambda s: s["links"][1].update(queue={"kind": "rda"}), "links[1].queue.kind"),
     ("two limits", lambda s: s["links"][1].update(queue={"kind": "droptail", "limit_pkts": 5, "limit_bytes": 9000}),
      "links[1].queue"),
-    ("poisson", lambda s: s["flows"][1]["workload"].update(kind="poisson"), "flows[1].workload.kind"),
+    ("file over udp", lambda s: s["flows"][1].update(workload={"kind": "file", "size": "1MB"}), "flows[1].workload.kind"),
     ("cc none", lambda s: s["flows"][0].update(cc="none"), "flows[0].cc"),
     ("cc params", lambda s: s["flows"][0].update(cc={"kind": "newreno", "beta": 0.7}), "flows[0].cc.beta"),
     ("shaper", lambda s: s["flows"][0].update(shaper={"rate": "1Mbps", "bucket": "3KB"}), "flows[0].shaper"),
@@ -132,8 +132,13 @@ def test_bundled_examples():
     plan = x.translate_file(EXAMPLE)
     assert [f["transport"] for f in plan["flows"]].count("udp") == 1
     assert x.translate_file(ROOT / "scenarios" / "examples" / "two_flows_newreno.toml")["flows"]
-    with pytest.raises(x.CrossvalUnsupported, match="poisson"):
-        x.translate_file(ROOT / "scenarios" / "examples" / "file_with_poisson_cross_traffic.toml")
+    poisson = x.translate_file(ROOT / "scenarios" / "examples" / "file_with_poisson_cross_traffic.toml")
+    assert poisson["flows"][1]["workload"] == "poisson" and poisson["stop_when_done"]
+    assert any("reno" in c for c in poisson["caveats"])
+    assert poisson["links"][2]["queue_ab"] == f"{64 * 1024}B"
+    assert poisson["tcp_settings"]["ns3::TcpSocket::DelAckCount"] == "2"
+    with pytest.raises(x.CrossvalUnsupported, match="routes"):
+        x.translate_file(ROOT / "scenarios" / "examples" / "route_change.toml")
     # The resolved TOML (canonical units) translates the same as the hand-written dict.
     resolved = tomllib.loads(pinchpoint.validate(EXAMPLE))
     assert x.translate(resolved, "crossval_two_flows.toml") == plan
@@ -167,3 +172,17 @@ def test_crossval_against_ns3():
     assert s["ns3"]["aggregate_goodput_bps"] == pytest.approx(s["pinchpoint"]["aggregate_goodput_bps"], rel=0.1)
     assert not math.isnan(s["ns3"]["jain_tcp"])
     assert [p["port"] for p in cmp["ports"]] == ["r1->r2"]
+
+
+@pytest.mark.slow
+def test_crossval_poisson_and_stop_when_done_against_ns3():
+    from pinchpoint.crossval import ns3_dumbbell
+
+    if not ns3_dumbbell.available():
+        pytest.skip("ns-3 Python bindings not installed (pip install '.[ns3]')")
+    r = x.run_ns3(ROOT / "scenarios" / "examples" / "file_with_poisson_cross_traffic.toml")
+    f, u = r["flows"]["file"], r["flows"]["cross"]
+    assert f["completed"] and f["delivered_bytes"] == 2_000_000
+    # Stopped by the 10 ms poller, not at the 120 s duration.
+    assert f["fct_s"] <= r["sim_s"] <= f["fct_s"] + x.STOP_POLL_S + 1e-9
+    assert u["goodput_bps"] == pytest.approx(3e6, rel=0.2)

@@ -32,13 +32,15 @@ Supported subset and its ns-3 mapping (ns-3 3.44, PyPI ``ns3``)
   52 or 54 give a caveat.
 * UDP flows: ``cbr`` -> ``UdpClient`` sending one datagram every packet_size*8/rate seconds,
   whose IP packet is ``packet_size`` bytes (UDP payload = packet_size - 28), stopped after
-  ``duration``; received by a ``UdpServer``.
+  ``duration``; received by a ``UdpServer``.  ``poisson`` -> a small C++ source (defined with
+  cppyy, so still no Python per packet) sending the same datagrams with exponential gaps of
+  mean packet_size*8/rate, received by a UDP ``PacketSink``.  Its random stream is ns-3's,
+  not pinchpoint's, so the two runs see different (equally distributed) arrivals.
 
 Refused: ``routes``, ``routing = "delay"``, hooks, queue kinds other than droptail, both
 limits at once, ``receiver`` policies (only the default fixed window), ``shaper``,
 ``priority`` != 0, ``start_jitter``, ``ecn``, ``packets_per_segment`` != 1, ``cc = "none"``
-or cc parameters, ``poisson`` workloads (ns-3 would need a per-packet callback or a custom
-application), TCP flows with different ``tcp`` tables.
+or cc parameters, other workloads, TCP flows with different ``tcp`` tables.
 
 Metrics on the ns-3 side (no Python code runs per packet)
 ---------------------------------------------------------
@@ -256,9 +258,8 @@ def translate(scenario: dict, origin: str = "scenario") -> dict:
                 raise no(f"{fld}.tcp", f"differs from flows[{tcp_ref[0]}].tcp; the ns-3 side sets TCP "
                          "attributes for every socket at once (Config::SetDefault)")
         elif transport == "udp":
-            if kind != "cbr":
-                raise no(f"{fld}.workload.kind", f"{kind!r} over UDP is not supported (only cbr; "
-                         "poisson would need a per-packet callback in ns-3)")
+            if kind not in ("cbr", "poisson"):
+                raise no(f"{fld}.workload.kind", f"{kind!r} over UDP is not supported (cbr, poisson)")
             size = parse_size(wl["packet_size"])
             if size < IP_UDP_HEADER_BYTES + 12:
                 raise no(f"{fld}.workload.packet_size", f"must be at least {IP_UDP_HEADER_BYTES + 12} B "
@@ -445,6 +446,46 @@ def _install_stop_poller(ns: Any, files: list) -> None:
     g.Start(STOP_POLL_S)
 
 
+_POISSON_DEFINED = False
+
+
+def _poisson_source(ns: Any, node: Any, dst: Any, f: dict) -> None:
+    """A Poisson datagram source written in C++ (cppyy), so no Python runs per packet: a UDP
+    socket sends a packet of packet_size - 28 payload bytes, then schedules the next after an
+    exponential gap of mean packet_size*8/rate (its own RNG stream), until ``stop_s``."""
+    global _POISSON_DEFINED
+    if not _POISSON_DEFINED:
+        ns.cppyy.cppdef(r"""
+        #include <vector>
+        namespace pinchpoint_poisson {
+        using namespace ns3;
+        struct Src { Ptr<Socket> sock; Ptr<ExponentialRandomVariable> gap; uint32_t payload; double stop; };
+        std::vector<Src> srcs;
+        void Send(size_t i) {
+            Src& s = srcs[i];
+            if (s.stop >= 0 && Simulator::Now().GetSeconds() >= s.stop) return;
+            s.sock->Send(Create<Packet>(s.payload));
+            Simulator::Schedule(Seconds(s.gap->GetValue()), &Send, i);
+        }
+        void Add(Ptr<Node> node, Ipv4Address dst, uint16_t port, uint32_t payload, double mean_gap,
+                 double start, double stop, int64_t stream) {
+            Ptr<Socket> sock = Socket::CreateSocket(node, UdpSocketFactory::GetTypeId());
+            sock->Bind();
+            sock->Connect(InetSocketAddress(dst, port));
+            Ptr<ExponentialRandomVariable> gap = CreateObject<ExponentialRandomVariable>();
+            gap->SetAttribute("Mean", DoubleValue(mean_gap));
+            gap->SetStream(stream);
+            srcs.push_back(Src{sock, gap, payload, stop});
+            Simulator::Schedule(Seconds(start), &Send, srcs.size() - 1);
+        }
+        }  // namespace pinchpoint_poisson
+        """)
+        _POISSON_DEFINED = True
+    stop = -1.0 if f["stop_s"] is None else float(f["stop_s"])
+    ns.cppyy.gbl.pinchpoint_poisson.Add(node, dst, int(f["port"]), int(f["packet_size"] - IP_UDP_HEADER_BYTES),
+                                        float(f["interval_s"]), float(f["start_s"]), stop, int(f["port"]))
+
+
 def _simulate(plan: dict) -> dict:
     from ns import ns  # noqa: PLC0415  (slow import; only in the worker)
 
@@ -493,6 +534,15 @@ def _simulate(plan: dict) -> dict:
     for f in plan["flows"]:
         dst_addr = first_addr[f["dst"]]
         start = ns.Seconds(f["start_s"])
+        if f["transport"] == "udp" and f["workload"] == "poisson":
+            sh = ns.PacketSinkHelper("ns3::UdpSocketFactory",
+                                     ns.InetSocketAddress(ns.Ipv4Address.GetAny(), f["port"]).ConvertTo())
+            sink = sh.Install(node_of[f["dst"]])
+            sink.Start(ns.Seconds(0.0))
+            keep.append(sink)
+            _poisson_source(ns, node_of[f["src"]], dst_addr, f)
+            sinks[f["name"]] = ns.DynamicCast[ns.PacketSink](sink.Get(0))
+            continue
         if f["transport"] == "tcp":
             sh = ns.PacketSinkHelper("ns3::TcpSocketFactory",
                                      ns.InetSocketAddress(ns.Ipv4Address.GetAny(), f["port"]).ConvertTo())
@@ -557,6 +607,10 @@ def _simulate(plan: dict) -> dict:
         if f["transport"] == "tcp":
             rx = int(sinks[f["name"]].GetTotalRx())
             completed = f["max_bytes"] > 0 and rx >= f["max_bytes"]
+        elif f["workload"] == "poisson":
+            payload = f["packet_size"] - IP_UDP_HEADER_BYTES
+            rx = int(sinks[f["name"]].GetTotalRx()) // payload * f["packet_size"]
+            completed = False
         else:
             rx = int(sinks[f["name"]].GetReceived()) * f["packet_size"]
             completed = False
