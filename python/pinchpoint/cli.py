@@ -177,6 +177,72 @@ def bench(
         out_console.print(bench_mod.table(rows))
 
 
+@app.command()
+def crossval(
+    scenario: Annotated[Path, typer.Argument(help="Scenario file (TOML) inside the ns-3 subset.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of tables.")] = False,
+    sim_s: Annotated[Optional[float], typer.Option("--sim-s", help="ns-3 simulated seconds (default: simulation.duration).")] = None,
+) -> None:
+    """Run a scenario in pinchpoint and in ns-3 and print the results side by side."""
+    from .crossval import ns3_dumbbell, ns3_scenario
+
+    try:
+        plan = ns3_scenario.translate_file(scenario)
+    except _native.ScenarioError as e:
+        _fail(str(e))
+        return
+    except ns3_scenario.CrossvalUnsupported as e:
+        _fail(f"outside the ns-3 subset: {e} (see python/pinchpoint/crossval/ns3_scenario.py)")
+        return
+    if not ns3_dumbbell.available():
+        _fail("ns-3 is not installed: pip install '.[ns3]' (the ns3 wheel from PyPI)")
+    for c in plan["caveats"]:
+        console.print(f"[yellow]caveat:[/] {escape(c)}", highlight=False, soft_wrap=True)
+    if not as_json:
+        console.print(f"running {scenario.name} in pinchpoint and ns-3 ...", highlight=False)
+    cmp = ns3_scenario.compare(scenario, sim_s=sim_s)
+    if as_json:
+        print(json.dumps(cmp))
+        return
+    for t in crossval_tables(cmp):
+        out_console.print(t)
+    out_console.print("ns-3: wall time is Simulator::Run with FlowMonitor installed; fct is the arrival of the last "
+                      "data byte (pinchpoint: its acknowledgement); goodput and Jain's index use each flow's active time.",
+                      highlight=False)
+
+
+def crossval_tables(cmp: dict) -> list[Table]:
+    """Tables of a :func:`ns3_scenario.compare` result: flows, ports, summary."""
+    def f(x, unit=""):
+        return "-" if x is None else _fmt(float(x), unit)
+
+    ft = Table(title=f"flows ({Path(cmp['scenario']).name}): pinchpoint | ns-3")
+    for c in ("flow", "kind", "goodput pp", "goodput ns3", "ratio", "fct pp", "fct ns3", "lost pp", "lost ns3"):
+        ft.add_column(c, justify="left" if c in ("flow", "kind") else "right")
+    for r in cmp["flows"]:
+        p, n = r["pinchpoint"], r["ns3"]
+        ratio = n["goodput_bps"] / p["goodput_bps"] if p["goodput_bps"] else float("nan")
+        ft.add_row(r["flow"], f"{r['transport']}/{r['workload']}", f(p["goodput_bps"], "bps"), f(n["goodput_bps"], "bps"),
+                   f"{ratio:.3f}", f(p["fct_s"], "s"), f(n["fct_s"], "s"), str(p["lost_pkts"]), str(n["lost_pkts"]))
+    pt = Table(title="ports with drops")
+    for c in ("port", "drops pp", "drops ns3"):
+        pt.add_column(c, justify="left" if c == "port" else "right")
+    for r in cmp["ports"]:
+        pt.add_row(r["port"], str(r["pinchpoint"]["drops"]), str(r["ns3"]["drops"]))
+    st = Table(title="summary")
+    for c in ("", "pinchpoint", "ns-3"):
+        st.add_column(c, justify="left" if not c else "right")
+    sp, sn = cmp["summary"]["pinchpoint"], cmp["summary"]["ns3"]
+    st.add_row("aggregate goodput", f(sp["aggregate_goodput_bps"], "bps"), f(sn["aggregate_goodput_bps"], "bps"))
+    st.add_row("Jain's index (TCP flows)", f"{sp['jain_tcp']:.4f}", f"{sn['jain_tcp']:.4f}")
+    st.add_row("drops (all ports)", str(sp["drops"]), str(sn["drops"]))
+    st.add_row("simulated s", f"{sp['sim_end_s']:.3f}", f"{sn['sim_end_s']:.3f}")
+    st.add_row("wall s (simulation loop)", f"{sp['wall_s']:.4f}", f"{sn['wall_s']:.4f}")
+    ratio = cmp["wall_ratio_ns3_over_pinchpoint"]
+    st.add_row("wall ratio ns-3 / pinchpoint", "", "-" if ratio is None else f"{ratio:.1f}x")
+    return [ft, pt, st]
+
+
 def _parse_value(text: str):
     try:
         return json.loads(text)

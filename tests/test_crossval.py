@@ -1,0 +1,188 @@
+"""Cross-check against ns-3: the subset checker and unit parser (pure Python), one slow ns-3 run."""
+
+import copy
+import math
+import tomllib
+from pathlib import Path
+
+import pytest
+
+import pinchpoint
+from pinchpoint.crossval import ns3_scenario as x
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "scenarios" / "examples" / "crossval_two_flows.toml"
+
+
+def base() -> dict:
+    return {
+        "simulation": {"duration": "10s"},
+        "nodes": [{"name": "a"}, {"name": "r", "kind": "router"}, {"name": "b"}],
+        "links": [
+            {"a": "a", "b": "r", "rate": "100Mbps", "delay": "1ms"},
+            {"a": "r", "b": "b", "rate": "10Mbps", "delay": "20ms",
+             "queue": {"kind": "droptail", "limit_pkts": 50}},
+        ],
+        "flows": [
+            {"name": "f", "src": "a", "dst": "b", "workload": {"kind": "bulk"}, "cc": "newreno"},
+            {"name": "u", "src": "a", "dst": "b", "transport": "udp", "start": "1s",
+             "workload": {"kind": "cbr", "rate": "1Mbps", "packet_size": "1000B", "duration": "2s"}},
+        ],
+    }
+
+
+def test_units():
+    assert x.parse_rate("10000000bps") == 1e7
+    assert x.parse_rate("10Mbps") == 1e7
+    assert x.parse_rate(5e6) == 5e6
+    assert x.parse_time("10000000000ps") == pytest.approx(0.01)
+    assert x.parse_time("1.5s") == 1.5
+    assert x.parse_time("250us") == pytest.approx(250e-6)
+    assert x.parse_size("1500B") == 1500
+    assert x.parse_size("64KB") == 64000
+    assert x.parse_size("256KiB") == 262144
+    for bad, fn in (("10 parsecs", x.parse_rate), ("fast", x.parse_time), ("1.5Xb", x.parse_size), (True, x.parse_size)):
+        with pytest.raises(ValueError):
+            fn(bad)
+
+
+def test_translate_base():
+    plan = x.translate(base(), "t.toml")
+    assert plan["duration_s"] == 10.0
+    assert plan["links"][0]["queue_ab"] == "100p"
+    assert plan["links"][1]["queue_ab"] == plan["links"][1]["queue_ba"] == "50p"
+    f, u = plan["flows"]
+    assert f["max_bytes"] == 0 and f["port"] != u["port"]
+    assert u["interval_s"] == pytest.approx(1000 * 8 / 1e6)
+    assert u["stop_s"] == pytest.approx(3.0)
+    assert plan["tcp_settings"]["ns3::TcpSocket::SegmentSize"] == "1448"
+    assert plan["tcp_settings"]["ns3::TcpSocket::DelAckCount"] == "1"
+    assert plan["caveats"] == []
+
+
+def test_translate_tcp_settings_and_queues():
+    s = base()
+    s["flows"][0]["tcp"] = {"mss": 1000, "init_cwnd_pkts": 4, "min_rto": "1s", "delayed_ack": True,
+                            "sack": False, "max_window": "64KiB", "dupack_threshold": 5, "header_bytes": 40}
+    s["flows"][0]["workload"] = {"kind": "file", "size": "1MB"}
+    s["links"][1]["queue_ba"] = {"kind": "droptail", "limit_bytes": "30KB"}
+    s["links"][1]["rate_ba"] = "1Mbps"
+    plan = x.translate(s, "t.toml")
+    t = plan["tcp_settings"]
+    assert t["ns3::TcpSocket::SegmentSize"] == "1000"
+    assert t["ns3::TcpSocket::InitialCwnd"] == "4"
+    assert t["ns3::TcpSocketBase::MinRto"] == "1.0s"
+    assert t["ns3::TcpSocket::DelAckCount"] == "2"
+    assert t["ns3::TcpSocketBase::Sack"] == "false"
+    assert t["ns3::TcpSocket::RcvBufSize"] == "65536"
+    assert t["ns3::TcpSocketBase::ReTxThreshold"] == "5"
+    assert plan["flows"][0]["max_bytes"] == 10**6
+    assert plan["links"][1]["queue_ab"] == "50p" and plan["links"][1]["queue_ba"] == "30000B"
+    assert plan["links"][1]["rate_ba_bps"] == 1e6
+    assert any("header_bytes" in c for c in plan["caveats"])
+
+
+def test_stop_when_done_only_with_files():
+    s = base()
+    assert x.translate(s, "t.toml")["stop_when_done"] is False      # bulk + cbr: full duration
+    s["flows"][0]["workload"] = {"kind": "file", "size": "1MB"}
+    assert x.translate(s, "t.toml")["stop_when_done"] is True
+    s["simulation"]["stop_when_done"] = False
+    assert x.translate(s, "t.toml")["stop_when_done"] is False
+
+
+def test_reno_is_a_caveat():
+    s = base()
+    s["flows"][0]["cc"] = "reno"
+    assert any("reno" in c for c in x.translate(s, "t.toml")["caveats"])
+
+
+REFUSED = [
+    ("routes", lambda s: s.update(routes=[{"node": "a", "dst": "b", "next_hop": "r"}]), "routes"),
+    ("delay routing", lambda s: s["simulation"].update(routing="delay"), "simulation.routing"),
+    ("hooks", lambda s: s["links"][1].update(hooks=[{"kind": "ce_threshold", "threshold_pkts": 5}]), "links[1].hooks"),
+    ("red queue", lambda s: s["links"][1].update(queue={"kind": "rda"}), "links[1].queue.kind"),
+    ("two limits", lambda s: s["links"][1].update(queue={"kind": "droptail", "limit_pkts": 5, "limit_bytes": 9000}),
+     "links[1].queue"),
+    ("file over udp", lambda s: s["flows"][1].update(workload={"kind": "file", "size": "1MB"}), "flows[1].workload.kind"),
+    ("cc none", lambda s: s["flows"][0].update(cc="none"), "flows[0].cc"),
+    ("cc params", lambda s: s["flows"][0].update(cc={"kind": "newreno", "beta": 0.7}), "flows[0].cc.beta"),
+    ("shaper", lambda s: s["flows"][0].update(shaper={"rate": "1Mbps", "bucket": "3KB"}), "flows[0].shaper"),
+    ("priority", lambda s: s["flows"][0].update(priority=1), "flows[0].priority"),
+    ("jitter", lambda s: s["flows"][0].update(start_jitter="100ms"), "flows[0].start_jitter"),
+    ("ecn", lambda s: s["flows"][0].update(tcp={"ecn": True}), "flows[0].tcp.ecn"),
+    ("receiver", lambda s: s["flows"][0].update(tcp={"receiver": {"kind": "atn"}}), "flows[0].tcp.receiver"),
+    ("pps", lambda s: s["flows"][0].update(tcp={"packets_per_segment": 2}), "flows[0].tcp.packets_per_segment"),
+    ("cbr over tcp", lambda s: s["flows"][0].update(workload={"kind": "cbr", "rate": "1Mbps", "packet_size": 500}),
+     "flows[0].workload.kind"),
+    ("mixed tcp", lambda s: s["flows"].append({"name": "g", "src": "a", "dst": "b", "tcp": {"mss": 500}}), "flows[2].tcp"),
+]
+
+
+@pytest.mark.parametrize("name,edit,field", REFUSED, ids=[r[0] for r in REFUSED])
+def test_refusals_name_the_field(name, edit, field):
+    s = copy.deepcopy(base())
+    edit(s)
+    with pytest.raises(x.CrossvalUnsupported) as e:
+        x.translate(s, "t.toml")
+    assert str(e.value).startswith(f"t.toml: {field}:"), str(e.value)
+
+
+def test_bundled_examples():
+    plan = x.translate_file(EXAMPLE)
+    assert [f["transport"] for f in plan["flows"]].count("udp") == 1
+    assert x.translate_file(ROOT / "scenarios" / "examples" / "two_flows_newreno.toml")["flows"]
+    poisson = x.translate_file(ROOT / "scenarios" / "examples" / "file_with_poisson_cross_traffic.toml")
+    assert poisson["flows"][1]["workload"] == "poisson" and poisson["stop_when_done"]
+    assert any("reno" in c for c in poisson["caveats"])
+    assert poisson["links"][2]["queue_ab"] == f"{64 * 1024}B"
+    assert poisson["tcp_settings"]["ns3::TcpSocket::DelAckCount"] == "2"
+    with pytest.raises(x.CrossvalUnsupported, match="routes"):
+        x.translate_file(ROOT / "scenarios" / "examples" / "route_change.toml")
+    # The resolved TOML (canonical units) translates the same as the hand-written dict.
+    resolved = tomllib.loads(pinchpoint.validate(EXAMPLE))
+    assert x.translate(resolved, "crossval_two_flows.toml") == plan
+
+
+def test_cli_refuses_outside_subset():
+    import subprocess
+    import sys
+
+    p = subprocess.run([sys.executable, "-m", "pinchpoint.cli", "crossval",
+                        str(ROOT / "scenarios" / "examples" / "route_change.toml")], capture_output=True, text=True)
+    assert p.returncode == 2
+    assert "route_change.toml: routes:" in p.stderr
+
+
+@pytest.mark.slow
+def test_crossval_against_ns3():
+    from pinchpoint.crossval import ns3_dumbbell
+
+    if not ns3_dumbbell.available():
+        pytest.skip("ns-3 Python bindings not installed (pip install '.[ns3]')")
+    cmp = x.compare(EXAMPLE)
+    assert [f["flow"] for f in cmp["flows"]] == ["short", "long", "file", "cbr"]
+    for f in cmp["flows"]:
+        p, n = f["pinchpoint"]["goodput_bps"], f["ns3"]["goodput_bps"]
+        assert n > 0 and 0.5 < p / n < 2.0, f
+    cbr = cmp["flows"][3]
+    assert cbr["ns3"]["goodput_bps"] == pytest.approx(cbr["pinchpoint"]["goodput_bps"], rel=0.02)
+    assert cmp["flows"][2]["ns3"]["completed"]
+    s = cmp["summary"]
+    assert s["ns3"]["aggregate_goodput_bps"] == pytest.approx(s["pinchpoint"]["aggregate_goodput_bps"], rel=0.1)
+    assert not math.isnan(s["ns3"]["jain_tcp"])
+    assert [p["port"] for p in cmp["ports"]] == ["r1->r2"]
+
+
+@pytest.mark.slow
+def test_crossval_poisson_and_stop_when_done_against_ns3():
+    from pinchpoint.crossval import ns3_dumbbell
+
+    if not ns3_dumbbell.available():
+        pytest.skip("ns-3 Python bindings not installed (pip install '.[ns3]')")
+    r = x.run_ns3(ROOT / "scenarios" / "examples" / "file_with_poisson_cross_traffic.toml")
+    f, u = r["flows"]["file"], r["flows"]["cross"]
+    assert f["completed"] and f["delivered_bytes"] == 2_000_000
+    # Stopped by the 10 ms poller, not at the 120 s duration.
+    assert f["fct_s"] <= r["sim_s"] <= f["fct_s"] + x.STOP_POLL_S + 1e-9
+    assert u["goodput_bps"] == pytest.approx(3e6, rel=0.2)
