@@ -43,15 +43,11 @@ def _progress(disable: bool) -> Progress:
 
 
 def run_with_progress(path: Path, seed: Optional[int], quiet: bool, label: str | None = None) -> "api.Results":
-    """Runs one scenario file with a progress bar on stderr."""
-    with _progress(quiet or not console.is_terminal and False) as prog:
-        sim_end: list[float] = []
+    """Runs one scenario file with a progress bar on stderr (rich draws it only on a terminal)."""
+    with _progress(quiet) as prog:
 
         def cb(now: float, end: float) -> None:
-            if not sim_end:
-                sim_end.append(end)
-                prog.update(task, total=end)
-            prog.update(task, completed=now, now=now)
+            prog.update(task, total=end, completed=now, now=now)
 
         task = prog.add_task(label or path.name, total=1.0, now=0.0)
         return api.run(path, seed=seed, progress=cb)
