@@ -28,6 +28,19 @@ def _axes(ax):
     return ax
 
 
+def _flows_of(table, flows: list[str] | None):
+    """(name, rows) per flow of an Arrow table with a ``flow`` column, in order of appearance."""
+    df = table.to_pandas()
+    for name, g in df.groupby("flow", sort=False):
+        if flows is None or name in flows:
+            yield str(name), g
+
+
+def _legend(ax, n: int) -> None:
+    if 0 < n <= 12:
+        ax.legend(fontsize=7, ncol=2)
+
+
 def _need(table, what: str, how: str) -> None:
     if table.num_rows == 0:
         raise ValueError(f"no {what} recorded: set {how} in the scenario's [metrics]")
@@ -60,54 +73,48 @@ class Plotter:
         return ax
 
     def window(self, flows: list[str] | None = None, ax=None):
-        """Congestion window (and advertised window where it limits) over time, in packets of
-        the flow's MSS-sized segments (bytes / 1500 when unknown)."""
+        """Sending window, min(congestion window, advertised window), over time in kB; UDP
+        flows (no window) are left out."""
         ax = _axes(ax)
         _need(self.r.flow_series, "flow series", "series_interval")
-        fs = self.r.flow_series.to_pandas()
-        for name, g in fs.groupby("flow", sort=False):
-            if flows is not None and name not in flows:
-                continue
+        n = 0
+        for name, g in _flows_of(self.r.flow_series, flows):
             if g["cwnd_bytes"].max() == 0:
                 continue  # no window (UDP)
             w = np.minimum(g["cwnd_bytes"].to_numpy(float), g["rwnd_bytes"].to_numpy(float))
-            ax.plot(g["t_s"], w / 1000.0, lw=0.8, label=str(name))
+            ax.plot(g["t_s"], w / 1000.0, lw=0.8, label=name)
+            n += 1
         ax.set(xlabel="time (s)", ylabel="window (kB)", title="sending window: min(cwnd, rwnd)")
-        if fs["flow"].nunique() <= 12:
-            ax.legend(fontsize=7, ncol=2)
+        _legend(ax, n)
         return ax
 
     def goodput(self, flows: list[str] | None = None, ax=None):
         """Goodput of each flow per sampling interval (Mbit/s)."""
         ax = _axes(ax)
         _need(self.r.flow_series, "flow series", "series_interval")
-        fs = self.r.flow_series.to_pandas()
-        for name, g in fs.groupby("flow", sort=False):
-            if flows is not None and name not in flows:
-                continue
+        n = 0
+        for name, g in _flows_of(self.r.flow_series, flows):
             t = g["t_s"].to_numpy(float)
             b = g["delivered_bytes"].to_numpy(float)
             if len(t) < 2:
                 continue
-            rate = np.diff(b) * 8 / np.diff(t) / 1e6
-            ax.plot(t[1:], rate, lw=0.8, label=str(name))
+            ax.plot(t[1:], np.diff(b) * 8 / np.diff(t) / 1e6, lw=0.8, label=name)
+            n += 1
         ax.set(xlabel="time (s)", ylabel="goodput (Mbit/s)", title="goodput per interval")
-        if fs["flow"].nunique() <= 12:
-            ax.legend(fontsize=7, ncol=2)
+        _legend(ax, n)
         return ax
 
     def delay_cdf(self, flows: list[str] | None = None, ax=None):
         """Distribution of end-to-end delays of delivered data packets."""
         ax = _axes(ax)
         _need(self.r.packets, "packet trace", "packet_trace = true")
-        pk = self.r.packets.to_pandas()
-        for name, g in pk.groupby("flow", sort=False):
-            if flows is not None and name not in flows:
-                continue
+        n = 0
+        for name, g in _flows_of(self.r.packets, flows):
             d = np.sort(g["delay_s"].to_numpy(float))
-            ax.plot(d * 1e3, np.arange(1, len(d) + 1) / len(d), lw=0.9, label=str(name))
+            ax.plot(d * 1e3, np.arange(1, len(d) + 1) / len(d), lw=0.9, label=name)
+            n += 1
         ax.set(xlabel="end-to-end delay (ms)", ylabel="CDF", title="end-to-end delay")
-        ax.legend(fontsize=7)
+        _legend(ax, n)
         return ax
 
     def save_all(self, out_dir: str | Path) -> list[Path]:
