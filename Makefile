@@ -5,6 +5,9 @@ VENV    ?= .venv
 PYTHON  ?= python3
 VPY     := $(abspath $(VENV))/bin/python
 export PYO3_PYTHON := $(VPY)
+# maturin installs into $VIRTUAL_ENV when set: point it at this checkout's virtualenv so an
+# environment activated elsewhere is never the one written to.
+export VIRTUAL_ENV := $(abspath $(VENV))
 export PATH := $(abspath $(VENV))/bin:$(PATH)
 CARGO_TEST_FLAGS ?=
 
