@@ -195,7 +195,8 @@ class Store:
         key = results.key
         if keep_series and not (self.series_dir / key / "meta.json").exists():
             results.write(self.series_dir / key)
-        if not self.has(key):
+        # Only the spool is checked here (the store may be locked); merging skips stored keys.
+        if not (self.spool / key / "meta.json").exists():
             tables = results.tables_with_ids()
             row = {"tags": tags or {}, "stored_at": time.time()}
 
