@@ -149,3 +149,23 @@ def test_seeds_of_a_jittered_scenario_are_replications(tmp_path):
 def test_a_sweep_with_an_unknown_parameter_says_which(tmp_path):
     with pytest.raises(ParameterError, match="flows.f2.cc"):
         sweep(tiny(), {"flows.f2.cc": ["reno"]}, store=tmp_path / "x.duckdb")
+
+
+def test_the_builder_takes_every_flow_field_and_names_unknown_ones():
+    s = tiny()
+    s.flow("f2", "a", "b", start_jitter="50ms", transport="tcp")
+    assert s.data["flows"][1]["start_jitter"] == "50ms"
+    with pytest.raises(pp.ScenarioError, match=r"flows\[2\] \(g\): unknown field 'start_jiter'.*start_jitter"):
+        s.flow("g", "a", "b", start_jiter="1s")
+    with pytest.raises(pp.ScenarioError, match=r"links\[2\] \(a->b\): unknown field 'queu'"):
+        s.link("a", "b", rate="1Mbps", delay="1ms", queu={})
+    with pytest.raises(pp.ScenarioError, match=r"tcp: unknown field 'msss'"):
+        s.flow("h", "a", "b", tcp={"msss": 500})
+
+
+def test_builder_errors_name_the_field_path_not_a_position_in_internal_json():
+    s = tiny()
+    s.set("links.r->b.rate", "10 parsecs")
+    with pytest.raises(pp.ScenarioError) as e:
+        pp.run(s)
+    assert "links[1].rate" in str(e.value) and "line 1" not in str(e.value) and "column" not in str(e.value)
