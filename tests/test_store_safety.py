@@ -220,3 +220,18 @@ def test_sweep_workers_end_when_the_sweep_is_killed(tmp_path):
     while time.monotonic() < deadline and any(_alive(k) for k in kids):
         time.sleep(0.1)
     assert not any(_alive(k) for k in kids)
+
+
+def test_a_store_written_by_an_earlier_version_takes_new_runs(tmp_path):
+    import duckdb
+
+    db = tmp_path / "old.duckdb"
+    con = duckdb.connect(str(db))
+    con.execute("CREATE TABLE runs (key VARCHAR PRIMARY KEY, scenario VARCHAR, seed UBIGINT, end_time_s DOUBLE, "
+                "wall_s DOUBLE, events UBIGINT, packet_hops UBIGINT, stored_at DOUBLE, tags JSON, scenario_toml VARCHAR)")
+    con.execute("CREATE TABLE flows (run VARCHAR, flow VARCHAR, goodput_bps DOUBLE, sent_pkts UBIGINT)")
+    con.close()
+    key = Store(db).put(pp.run(tiny()))
+    got = Store(db).query("SELECT r.version, f.seed, f.retx_pkts FROM runs r JOIN flows f ON f.run = r.key")
+    assert list(got["version"]) == [pp.__version__] and list(got["seed"]) == [1]
+    assert Store(db).has(key)

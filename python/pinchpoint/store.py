@@ -118,6 +118,8 @@ class Store:
                 if write:
                     for ddl in _DDL:
                         con.execute(ddl)
+                    # Stores written by earlier versions lack these columns.
+                    con.execute("ALTER TABLE runs ADD COLUMN IF NOT EXISTS version VARCHAR")
                 return con
             except duckdb.Error as e:
                 if not _is_lock_error(e):
@@ -270,7 +272,8 @@ class Store:
                     continue
                 if con.execute("SELECT count(*) FROM runs WHERE key = ?", [key]).fetchone()[0] == 0:
                     con.execute(
-                        "INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        "INSERT INTO runs (key, scenario, seed, end_time_s, wall_s, events, packet_hops, stored_at, "
+                        "version, tags, scenario_toml) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                         [key, m.get("scenario"), int(m.get("seed", 0)), m.get("end_time_s"), m.get("wall_s"),
                          int(m.get("events", 0)), int(m.get("packet_hops", 0)), row["stored_at"],
                          m.get("pinchpoint_version"), json.dumps(row["tags"], sort_keys=True, default=str),
@@ -278,6 +281,13 @@ class Store:
                     for name in SUMMARIES:
                         src = str(p / f"{name}.parquet").replace("'", "''")
                         if name in existing:
+                            have = {c for (c,) in con.execute(
+                                "SELECT column_name FROM information_schema.columns WHERE table_name = ?",
+                                [name]).fetchall()}
+                            for col, typ, *_ in con.execute(
+                                    f"DESCRIBE SELECT * FROM read_parquet('{src}')").fetchall():
+                                if col not in have:  # a column new in this version
+                                    con.execute(f'ALTER TABLE {name} ADD COLUMN "{col}" {typ}')
                             con.execute(f"INSERT INTO {name} BY NAME SELECT * FROM read_parquet('{src}')")
                         else:
                             con.execute(f"CREATE TABLE {name} AS SELECT * FROM read_parquet('{src}')")
