@@ -169,3 +169,9 @@ def test_builder_errors_name_the_field_path_not_a_position_in_internal_json():
     with pytest.raises(pp.ScenarioError) as e:
         pp.run(s)
     assert "links[1].rate" in str(e.value) and "line 1" not in str(e.value) and "column" not in str(e.value)
+
+
+def test_an_invalid_sweep_point_is_named_before_anything_runs(tmp_path):
+    with pytest.raises(pp.ScenarioError, match=r"sweep point links.r->b.rate=10 parsecs: .*links\[1\].rate"):
+        sweep(tiny(), {"links.r->b.rate": ["5Mbps", "10 parsecs"]}, store=tmp_path / "x.duckdb")
+    assert not (tmp_path / "x.duckdb").exists() and not (tmp_path / "x.duckdb.spool").exists()

@@ -42,7 +42,7 @@ from typing import Any
 
 from . import units
 from .plan import Plan
-from .scenario import ParameterError, Scenario, set_path
+from .scenario import Scenario, set_path
 from .store import Store, run_key
 
 #: Queue disciplines and hooks that draw random numbers (a seed changes their decisions).
@@ -231,7 +231,7 @@ def sweep(base: Scenario | str | Path, grid: dict[str, Iterable[Any]] | None = N
     """
     import pandas as pd
 
-    from . import api
+    from . import _native, api
     from .results import Results
 
     keep = set(keep)
@@ -247,16 +247,12 @@ def sweep(base: Scenario | str | Path, grid: dict[str, Iterable[Any]] | None = N
 
     sc = base if isinstance(base, Scenario) else Scenario.from_file(base)
     st = store if isinstance(store, Store) else Store(store)
-    plan_id = st.put_plan(p.to_dict(), merge=False) if params or len(p.seeds) > 1 else None
 
     jobs = []
     for point in p.points():
         s = Scenario.from_dict(sc.to_dict(), origin=sc.origin)
         for path, value in point.items():
-            try:
-                set_path(s.data, path, value)
-            except ParameterError:
-                raise
+            set_path(s.data, path, value)
         sources = seed_sources(s.data)
         for seed in p.seeds:
             s_seed = Scenario.from_dict(s.to_dict(), origin=s.origin)
@@ -270,7 +266,6 @@ def sweep(base: Scenario | str | Path, grid: dict[str, Iterable[Any]] | None = N
 
     rows: list[dict[str, Any]] = []
     done = 0
-    tags_base = {"plan": plan_id} if plan_id else {}
 
     def row(point: dict[str, Any], seed: int, key: str, flows, wall_s, sources: list[str]) -> None:
         total, jain, fp = _summary(flows)
@@ -284,7 +279,12 @@ def sweep(base: Scenario | str | Path, grid: dict[str, Iterable[Any]] | None = N
     pending = []
     stored = st.keys()
     for point, s, seed, sources in jobs:
-        key = run_key(api.validate(s), seed)
+        try:
+            resolved = api.validate(s)
+        except _native.ScenarioError as e:
+            where = ", ".join(f"{k}={_cell(v)}" for k, v in point.items()) or "the base scenario"
+            raise _native.ScenarioError(f"sweep point {where}: {e}") from None
+        key = run_key(resolved, seed)
         if key in stored and ("series" not in keep or (st.series_dir / key / "meta.json").exists()):
             flows = st.query("SELECT goodput_bps, sent_pkts FROM flows WHERE run = ? ORDER BY flow", [key])
             row(point, seed, key, flows, None, sources)
@@ -293,6 +293,9 @@ def sweep(base: Scenario | str | Path, grid: dict[str, Iterable[Any]] | None = N
                 progress(done, len(jobs))
         else:
             pending.append((point, s, seed, sources))
+    # Every point is valid: store the plan (merged with the runs at the end).
+    plan_id = st.put_plan(p.to_dict(), merge=False) if params or len(p.seeds) > 1 else None
+    tags_base = {"plan": plan_id} if plan_id else {}
 
     def collect(completed: Iterable[Any], futs: dict[Any, tuple]) -> None:
         nonlocal done
