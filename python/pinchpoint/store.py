@@ -107,10 +107,11 @@ class Store:
         self.series_dir = Path(str(self.path) + ".series")
 
     # -- connections ----------------------------------------------------------------------
-    def _connect(self, write: bool):
+    def _connect(self, write: bool, timeout_s: float | None = None):
         import duckdb
 
-        deadline = time.monotonic() + self.timeout_s
+        timeout_s = self.timeout_s if timeout_s is None else timeout_s
+        deadline = time.monotonic() + timeout_s
         delay = 0.02
         while True:
             try:
@@ -125,7 +126,7 @@ class Store:
                 if not _is_lock_error(e):
                     raise
                 if time.monotonic() >= deadline:
-                    raise StoreLocked(f"{self.path}: held by another process for more than {self.timeout_s:g} s "
+                    raise StoreLocked(f"{self.path}: held by another process for more than {timeout_s:g} s "
                                       f"({e})") from None
                 time.sleep(delay * (0.5 + random.random()))
                 delay = min(delay * 2, 1.0)
@@ -144,7 +145,7 @@ class Store:
         """Runs SQL against the store (opened read-only for the call) and returns a DataFrame.
         Runs still in the spool are merged first when the store is free."""
         if self._spooled():
-            self.merge(quiet=True)
+            self.merge(quiet=True, timeout_s=1.0)  # opportunistic: a busy store is read as it is
         if not self.path.exists():
             raise FileNotFoundError(f"{self.path}: no such store (nothing has been stored yet)")
         con = self._connect(write=False)
@@ -232,13 +233,13 @@ class Store:
     def _spooled(self) -> bool:
         return self.spool.is_dir() and any(not p.name.startswith(".") for p in self.spool.iterdir())
 
-    def merge(self, quiet: bool = False) -> int:
+    def merge(self, quiet: bool = False, timeout_s: float | None = None) -> int:
         """Merges spooled runs and plans into DuckDB in one transaction; returns how many runs.
         If the store stays locked past the timeout, they stay spooled and a warning says so."""
         if not self._spooled():
             return 0
         try:
-            con = self._connect(write=True)
+            con = self._connect(write=True, timeout_s=timeout_s)
         except StoreLocked as e:
             if not quiet:
                 n = sum(1 for p in self.spool.iterdir() if p.is_dir() and not p.name.startswith("."))
