@@ -95,15 +95,33 @@ def run(
     seed: Annotated[Optional[int], typer.Option(help="Override the scenario's master seed.")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar or summary.")] = False,
     store: Annotated[Optional[Path], typer.Option(help="Also store the summaries in this DuckDB file.")] = None,
+    pcap: Annotated[Optional[list[str]], typer.Option("--pcap", help="Capture the packets this port transmits (like "
+                    "r1->r2) into a pcapng file in --out (or the current directory); repeatable.")] = None,
 ) -> None:
     """Run a scenario: progress bar, summary table, results written atomically to --out."""
     try:
-        res = run_with_progress(scenario, seed, quiet)
+        if pcap:
+            from .scenario import Scenario
+
+            api.validate(scenario)  # errors with the file's lines and columns
+            sc = Scenario.from_file(scenario)
+            sc.data["metrics"]["capture"] = sorted(set(sc.data["metrics"].get("capture", [])) | set(pcap))
+            with _progress(quiet) as prog:
+                task = prog.add_task(scenario.name, total=1.0, now=0.0)
+                res = api.run(sc, seed=seed, progress=lambda now, end: prog.update(task, total=end, completed=now, now=now))
+        else:
+            res = run_with_progress(scenario, seed, quiet)
     except _native.ScenarioError as e:
         _fail(str(e))
         return
     if out is not None:
         res.write(out)
+    if pcap:
+        from .pcap import file_name
+
+        for port in pcap:
+            path = res.write_pcap(port, (out or Path(".")) / file_name(port))
+            console.print(f"pcap: {path}", highlight=False)
     if store is not None:
         import warnings
 

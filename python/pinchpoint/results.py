@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 #: Summary tables (one row per flow / port / link), returned as pandas DataFrames.
 SUMMARY_TABLES = ("flows", "ports", "links")
 #: Time-series and trace tables, returned as Arrow tables.
-SERIES_TABLES = ("flow_series", "port_series", "packets", "queue_trace")
+SERIES_TABLES = ("flow_series", "port_series", "packets", "queue_trace", "capture")
 
 
 #: Columns that identify the run in every Parquet table written by :meth:`Results.write`.
@@ -59,7 +59,7 @@ class Results:
 
     Attributes:
         flows, ports, links: summary DataFrames (see the README for their columns).
-        flow_series, port_series, packets, queue_trace: Arrow tables (empty unless enabled).
+        flow_series, port_series, packets, queue_trace, capture: Arrow tables (empty unless enabled).
         meta: scenario name, seed, end time, event and packet-hop counts, wall time, the run key
             and the simulator version (``pinchpoint_version``).
         scenario_toml: the resolved scenario that produced them.
@@ -74,7 +74,7 @@ class Results:
             self.meta["wall_s"] = wall_s
         self.meta.setdefault("pinchpoint_version", _version())
         self.scenario_toml = scenario_toml
-        self.tables: dict[str, pa.Table] = {name: _to_arrow(raw[name]) for name in SUMMARY_TABLES + SERIES_TABLES}
+        self.tables: dict[str, pa.Table] = {name: _to_arrow(raw.get(name, [])) for name in SUMMARY_TABLES + SERIES_TABLES}
 
     @classmethod
     def from_tables(cls, meta: dict[str, Any], scenario_toml: str, tables: dict[str, pa.Table]) -> Results:
@@ -127,6 +127,18 @@ class Results:
     @property
     def queue_trace(self) -> pa.Table:
         return self.tables["queue_trace"]
+
+    @property
+    def capture(self) -> pa.Table:
+        """Packets the ports in ``metrics.capture`` transmitted, with header fields (see
+        :mod:`pinchpoint.pcap`)."""
+        return self.tables["capture"]
+
+    def write_pcap(self, port: str, path: str | Path) -> Path:
+        """Writes the packets captured at ``port`` as a pcapng file (see :mod:`pinchpoint.pcap`)."""
+        from .pcap import write_pcapng
+
+        return write_pcapng(self, port, path)
 
     @property
     def plot(self):
@@ -212,7 +224,12 @@ class Results:
         r.meta = json.loads((d / "meta.json").read_text())
         r.scenario_toml = (d / "scenario.toml").read_text()
         r.tables = {}
+        import pyarrow as pa
+
         for name in SUMMARY_TABLES + SERIES_TABLES:
+            if not (d / f"{name}.parquet").exists() and name in SERIES_TABLES:
+                r.tables[name] = pa.table({})  # written by an earlier version
+                continue
             t = pq.read_table(d / f"{name}.parquet")
             r.tables[name] = t.drop_columns([c for c in ID_COLUMNS if c in t.column_names])
         return r

@@ -48,6 +48,8 @@ pub struct Port {
     pub stats: PortStats,
     /// Record every queue change (metrics.queue_trace).
     pub traced: bool,
+    /// Record every packet transmitted (metrics.capture).
+    pub captured: bool,
 }
 
 impl Port {

@@ -46,6 +46,7 @@ pub fn build(sc: &Scenario, seed: Option<u64>, origin: &str) -> Result<Simulatio
             nodes[from as usize].ports.push(id);
             ports.push(Port {
                 traced: trace.contains(&name.as_str()),
+                captured: sc.metrics.capture.iter().any(|c| *c == name),
                 rng: rng::stream(seed, &format!("port:{name}")),
                 name,
                 from_node: from,
@@ -155,6 +156,7 @@ pub fn build(sc: &Scenario, seed: Option<u64>, origin: &str) -> Result<Simulatio
         series: Default::default(),
         packet_trace: if sc.metrics.packet_trace { Some(PacketTrace::default()) } else { None },
         queue_trace: Default::default(),
+        capture: Vec::new(),
         counters: RunCounters::default(),
         stopped: false,
         scenario_name: sc.name.clone(),
