@@ -286,7 +286,10 @@ def sweep(base: Scenario | str | Path, grid: dict[str, Iterable[Any]] | None = N
             raise _native.ScenarioError(f"sweep point {where}: {e}") from None
         key = run_key(resolved, seed)
         if key in stored and ("series" not in keep or (st.series_dir / key / "meta.json").exists()):
-            flows = st.query("SELECT goodput_bps, sent_pkts FROM flows WHERE run = ? ORDER BY flow", [key])
+            try:  # finished earlier but not merged yet (the store was locked)?
+                flows = pd.read_parquet(st.spool / key / "flows.parquet").sort_values("flow")
+            except FileNotFoundError:
+                flows = st.query("SELECT goodput_bps, sent_pkts FROM flows WHERE run = ? ORDER BY flow", [key])
             row(point, seed, key, flows, None, sources)
             done += 1
             if progress:
