@@ -235,3 +235,10 @@ def test_a_store_written_by_an_earlier_version_takes_new_runs(tmp_path):
     got = Store(db).query("SELECT r.version, f.seed, f.retx_pkts FROM runs r JOIN flows f ON f.run = r.key")
     assert list(got["version"]) == [pp.__version__] and list(got["seed"]) == [1]
     assert Store(db).has(key)
+
+
+def test_importing_pinchpoint_leaves_the_heavy_modules_unloaded():
+    code = ("import sys, pinchpoint, pinchpoint.sweep, pinchpoint.store, pinchpoint.plan\n"
+            "print(sorted(m for m in ('pandas', 'pyarrow', 'matplotlib', 'duckdb', 'dask', 'numpy') if m in sys.modules))")
+    out = subprocess.run([PY, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
