@@ -111,6 +111,10 @@ pub struct MetricsConfig {
     /// Record every queue-length change on these ports (names like `r1->r2`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub queue_trace: Vec<String>,
+    /// Record every packet these ports start to transmit, with its header fields (for pcap
+    /// export: `pinchpoint run --pcap PORT`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub capture: Vec<String>,
 }
 
 /// A node.

@@ -159,5 +159,10 @@ pub fn validate(sc: &Scenario) -> Result<(), Problem> {
             return err(format!("metrics.queue_trace[{i}]"), format!("unknown port '{q}' (ports are named 'from->to')"));
         }
     }
+    for (i, q) in sc.metrics.capture.iter().enumerate() {
+        if !port_names.contains(q) {
+            return err(format!("metrics.capture[{i}]"), format!("unknown port '{q}' (ports are named 'from->to')"));
+        }
+    }
     Ok(())
 }
