@@ -94,7 +94,7 @@ class Scenario:
     def flow(self, name: str, src: str, dst: str, *, workload: dict[str, Any] | None = None,
              transport: str = "tcp", start: str | float = 0, cc: str | dict[str, Any] | None = None,
              tcp: dict[str, Any] | None = None, shaper: dict[str, Any] | None = None,
-             priority: int = 0) -> Scenario:
+             priority: int = 0, tfrc: dict[str, Any] | None = None) -> Scenario:
         """Adds a flow from ``src`` to ``dst``."""
         f: dict[str, Any] = {"name": name, "src": src, "dst": dst, "start": start,
                              "workload": workload or bulk(), "transport": transport, "priority": priority}
@@ -104,6 +104,8 @@ class Scenario:
             f["tcp"] = dict(tcp)
         if shaper:
             f["shaper"] = dict(shaper)
+        if tfrc is not None:
+            f["tfrc"] = dict(tfrc)
         self.data["flows"].append(f)
         return self
 
