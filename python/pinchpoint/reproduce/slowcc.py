@@ -514,7 +514,8 @@ def _report_lines(cbr: dict[str, Any], flash: dict[str, Any], square: dict[str, 
     if compat:
         for name, rows_ in compat.items():
             df = pd.DataFrame(rows_)
-            claims.append((f"{name} within 25% of TCP on a shared bottleneck (issue 12)",
+            what = " (control: TCP against TCP)" if name == "TCP(1/2)" else ""
+            claims.append((f"{name} within 25% of TCP on a shared bottleneck (issue 12){what}",
                            ", ".join(f"{r['link_bps'] / 1e6:g} Mbit/s: {r['ratio']:.2f}" for r in rows_),
                            _verdict(bool(((df["ratio"] - 1).abs() <= 0.25).all()))))
         for name, rows_ in compat.items():
