@@ -87,6 +87,19 @@ def test_quick_cbr_run_shows_loss_only_while_the_cbr_is_on():
     assert not math.isnan(res["halving_s"])
 
 
+def test_quick_reproduction_writes_a_report_with_verdicts(tmp_path):
+    seen = []
+    report = slowcc.reproduce(tmp_path, quick=True, progress=lambda label, frac: seen.append(frac))
+    text = report.read_text()
+    assert "| claim | ours | verdict |" in text
+    assert text.count("agrees") + text.count("differs") >= 5
+    for v in slowcc.VARIANTS.values():
+        if not slowcc.available(v):
+            assert v.label in text.split("Skipped variants")[1].split("\n")[0]
+    assert (tmp_path / "fig17_19_square_wave.png").exists()
+    assert seen[-1] == 1.0
+
+
 @pytest.mark.slow
 def test_full_reproduction_writes_the_report(tmp_path):
     report = slowcc.reproduce(tmp_path, quick=False)

@@ -446,12 +446,17 @@ def reproduce(out_dir: Path, quick: bool = False, progress: Callable[[str, float
         for lb in links:
             jobs.append((f"compat {name} {lb / 1e6:g} Mbit/s",
                          lambda n=name, b=lb: compat.setdefault(n, []).append(run_compat(VARIANTS[n], b, compat_s))))
+    failed: list[str] = []
     for k, (label, job) in enumerate(jobs):
         if progress:
             progress(label, 0.95 * k / len(jobs))
-        job()
+        try:
+            job()
+        except _native.ScenarioError as e:
+            # A controller kind whose fields this module guessed wrong: report it, run the rest.
+            failed.append(f"{label}: {e}")
     figs = _plots(cbr, flash, square, compat, out_dir)
-    lines = _report_lines(cbr, flash, square, compat, skipped, quick, scale)
+    lines = _report_lines(cbr, flash, square, compat, skipped, quick, scale, failed)
     lines += ["", "## Figures", ""] + [f"![{n}]({n})" for n in figs]
     report = out_dir / "report.md"
     report.write_text("\n".join(lines) + "\n")
@@ -461,7 +466,8 @@ def reproduce(out_dir: Path, quick: bool = False, progress: Callable[[str, float
 
 
 def _report_lines(cbr: dict[str, Any], flash: dict[str, Any], square: dict[str, list[dict[str, float]]],
-                  compat: dict[str, list[dict[str, float]]], skipped: list[str], quick: bool, scale: float) -> list[str]:
+                  compat: dict[str, list[dict[str, float]]], skipped: list[str], quick: bool, scale: float,
+                  failed: list[str] | None = None) -> list[str]:
     red = ("RED (ns-2 2001 defaults: 5/15 packets, w_q 0.002, max_p 0.1, gentle)" if red_available() else
            "**drop-tail, 100 packets** (the `red` queue kind is not in this build; see Notes)")
     lines = [
@@ -478,6 +484,9 @@ def _report_lines(cbr: dict[str, Any], flash: dict[str, Any], square: dict[str, 
     if skipped:
         lines += ["**Skipped variants** (their controller kind is not in this build's scenario schema): "
                   + ", ".join(skipped) + ".", ""]
+    if failed:
+        lines += ["**Runs refused by the scenario validator** (left out of every table):", "",
+                  *[f"- {f}" for f in failed], ""]
     claims: list[tuple[str, str, str]] = []
     # Claims of the seed's text, each with what we measured.
     if cbr:
