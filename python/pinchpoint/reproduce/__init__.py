@@ -20,6 +20,7 @@ from pathlib import Path
 REPRODUCTIONS: dict[str, tuple[str, str]] = {
     "isda": ("pinchpoint.reproduce.isda", "Mixed TCP/UDP drop policies: RDA, RDA/FP, RDA/VP, SDA, ISDA"),
     "atn": ("pinchpoint.reproduce.atn", "ATN WP/267 exercises 1-6"),
+    "slowcc": ("pinchpoint.reproduce.slowcc", "Slowly-responsive congestion control: TFRC(k), AIMD, binomial"),
 }
 
 Progress = Callable[[str, float], None]

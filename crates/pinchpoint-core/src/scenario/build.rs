@@ -204,6 +204,9 @@ fn build_transport(f: &FlowConfig, start: SimTime) -> AnyTransport {
             );
             AnyTransport::Tcp(Box::new(TcpConnection { sender, receiver }))
         }
+        TransportKind::Tfrc => {
+            AnyTransport::Tfrc(Box::new(crate::transport::tfrc::TfrcFlow::new(&f.tfrc.unwrap_or_default(), f.priority)))
+        }
         TransportKind::Udp => {
             let (gaps, rate, size, dur) = match f.workload {
                 WorkloadConfig::Cbr { rate, packet_size, duration } => (Gaps::Constant, rate, packet_size, duration),

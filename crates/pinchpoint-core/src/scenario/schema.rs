@@ -213,7 +213,7 @@ pub struct FlowConfig {
     pub start_jitter: Option<Duration>,
     /// What the flow carries.
     pub workload: WorkloadConfig,
-    /// `tcp` (reliable, windowed) or `udp` (unresponsive).
+    /// `tcp` (reliable, windowed), `udp` (unresponsive) or `tfrc` (equation-based rate control).
     #[serde(default)]
     pub transport: TransportKind,
     /// Congestion controller of a TCP flow (default `newreno`).
@@ -222,6 +222,9 @@ pub struct FlowConfig {
     /// TCP settings.
     #[serde(default)]
     pub tcp: TcpConfig,
+    /// TFRC settings (only with `transport = "tfrc"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tfrc: Option<crate::transport::tfrc::TfrcConfig>,
     /// Per-flow token-bucket shaper between the transport and the NIC.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shaper: Option<ShaperConfig>,
@@ -239,6 +242,8 @@ pub enum TransportKind {
     Tcp,
     /// Unresponsive datagrams (CBR, Poisson).
     Udp,
+    /// TCP-Friendly Rate Control (RFC 5348), bulk workload only.
+    Tfrc,
 }
 
 /// What a flow carries.

@@ -111,6 +111,7 @@ pub fn validate(sc: &Scenario) -> Result<(), Problem> {
         }
         match (&f.workload, f.transport) {
             (WorkloadConfig::Bulk | WorkloadConfig::File { .. }, TransportKind::Tcp) => {}
+            (WorkloadConfig::Bulk, TransportKind::Tfrc) => {}
             (WorkloadConfig::Cbr { rate, packet_size, .. } | WorkloadConfig::Poisson { rate, packet_size, .. }, TransportKind::Udp) => {
                 if rate.0.is_nan() || rate.0 <= 0.0 {
                     return err(format!("flows[{i}].workload.rate"), "expected a positive rate");
@@ -126,7 +127,11 @@ pub fn validate(sc: &Scenario) -> Result<(), Problem> {
                     WorkloadConfig::Cbr { .. } => "cbr",
                     WorkloadConfig::Poisson { .. } => "poisson",
                 };
-                let ok = if t == TransportKind::Tcp { "bulk or file" } else { "cbr or poisson" };
+                let ok = match t {
+                    TransportKind::Tcp => "bulk or file",
+                    TransportKind::Udp => "cbr or poisson",
+                    TransportKind::Tfrc => "bulk",
+                };
                 return err(format!("flows[{i}].workload.kind"), format!("expected {ok} for transport '{t:?}', got '{wk}'").to_lowercase());
             }
         }
@@ -143,6 +148,18 @@ pub fn validate(sc: &Scenario) -> Result<(), Problem> {
             if f.tcp.packets_per_segment == 0 || f.tcp.packets_per_segment > f.tcp.mss {
                 return err(format!("flows[{i}].tcp.packets_per_segment"), "expected 1 to mss");
             }
+        }
+        match (&f.tfrc, f.transport) {
+            (Some(c), TransportKind::Tfrc) => {
+                if let Err((field, what)) = c.validate() {
+                    return err(format!("flows[{i}].tfrc.{field}"), what);
+                }
+            }
+            (Some(_), _) => return err(format!("flows[{i}].tfrc"), "TFRC settings need transport = \"tfrc\""),
+            _ => {}
+        }
+        if f.transport == TransportKind::Tfrc && f.cc.is_some() {
+            return err(format!("flows[{i}].cc"), "a TFRC flow has no window controller (cc applies to transport = \"tcp\")");
         }
         if let Some(sh) = &f.shaper {
             if sh.rate.0 <= 0.0 {

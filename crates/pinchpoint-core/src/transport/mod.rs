@@ -6,6 +6,7 @@ use crate::sim::{SimRng, SimTime};
 
 pub mod credit;
 pub mod tcp;
+pub mod tfrc;
 pub mod udp;
 
 /// Number of timer slots a flow has.
@@ -112,6 +113,8 @@ pub enum AnyTransport {
     Tcp(Box<tcp::TcpConnection>),
     /// Unresponsive datagrams.
     Udp(udp::UdpFlow),
+    /// Equation-based rate control (RFC 5348).
+    Tfrc(Box<tfrc::TfrcFlow>),
 }
 
 impl Transport for AnyTransport {
@@ -120,6 +123,7 @@ impl Transport for AnyTransport {
         match self {
             AnyTransport::Tcp(t) => t.on_start(ctx),
             AnyTransport::Udp(u) => u.on_start(ctx),
+            AnyTransport::Tfrc(t) => t.on_start(ctx),
         }
     }
     #[inline]
@@ -127,6 +131,7 @@ impl Transport for AnyTransport {
         match self {
             AnyTransport::Tcp(t) => t.on_packet(pkt, ctx),
             AnyTransport::Udp(u) => u.on_packet(pkt, ctx),
+            AnyTransport::Tfrc(t) => t.on_packet(pkt, ctx),
         }
     }
     #[inline]
@@ -134,24 +139,28 @@ impl Transport for AnyTransport {
         match self {
             AnyTransport::Tcp(t) => t.on_timer(slot, ctx),
             AnyTransport::Udp(u) => u.on_timer(slot, ctx),
+            AnyTransport::Tfrc(t) => t.on_timer(slot, ctx),
         }
     }
     fn is_complete(&self) -> bool {
         match self {
             AnyTransport::Tcp(t) => t.is_complete(),
             AnyTransport::Udp(u) => u.is_complete(),
+            AnyTransport::Tfrc(t) => t.is_complete(),
         }
     }
     fn is_finite(&self) -> bool {
         match self {
             AnyTransport::Tcp(t) => t.is_finite(),
             AnyTransport::Udp(u) => u.is_finite(),
+            AnyTransport::Tfrc(t) => t.is_finite(),
         }
     }
     fn report(&self) -> TransportReport {
         match self {
             AnyTransport::Tcp(t) => t.report(),
             AnyTransport::Udp(u) => u.report(),
+            AnyTransport::Tfrc(t) => t.report(),
         }
     }
 }
