@@ -4,9 +4,10 @@
 use crate::metrics::table::{ColumnData, Table};
 use crate::metrics::{FlowStats, PacketTrace, QueueTrace, Series};
 use crate::net::routing::{RouteArena, RouteRule};
+use crate::net::packet::Ecn;
 use crate::net::{Node, Packet, PacketKind, PacketSlab, Port};
 use crate::port_hooks::{PortHook, PortView};
-use crate::queue::{QueueDiscipline, Verdict, DROP_REASON_NAMES};
+use crate::queue::{QueueAction, QueueDiscipline, Verdict, DROP_REASON_NAMES};
 use crate::shaper::TokenBucket;
 use crate::sim::{ps_to_secs, tx_time_fast, Event, EventQueue, SimRng, SimTime};
 use crate::transport::{AnyTransport, Direction, Transport, TransportCtx, NEVER, TIMER_SHAPER, TIMER_SLOTS};
@@ -222,6 +223,8 @@ impl Simulation {
                 return;
             }
         }
+        self.take_queue_actions(p);
+        let port = &mut self.ports[p as usize];
         if port.txdone_pending {
             Self::queue_changed(port, now, &mut self.queue_trace, p);
         } else if now >= port.busy_until {
@@ -233,6 +236,42 @@ impl Simulation {
             port.txdone_pending = true;
             self.queue.push(port.busy_until, Event::TxDone { port: p });
         }
+    }
+
+    /// Applies what port `p`'s discipline did besides deciding about the arrival or returning
+    /// the next packet (CoDel's head drops and marks, FQ-CoDel's fattest-flow drops). Returns
+    /// true if it dropped any packet.
+    #[inline]
+    fn take_queue_actions(&mut self, p: u32) -> bool {
+        let mut dropped = false;
+        let port = &mut self.ports[p as usize];
+        while let Some(action) = port.queue.take_action() {
+            match action {
+                QueueAction::Marked(slot) => {
+                    let pkt = self.packets.get_mut(slot);
+                    if pkt.ecn != Ecn::Ce {
+                        port.stats.marks += 1;
+                    }
+                    pkt.ecn = Ecn::Ce;
+                }
+                QueueAction::Dropped(slot, reason) => {
+                    dropped = true;
+                    let pkt = self.packets.get(slot);
+                    port.waiting_pkts -= 1;
+                    port.waiting_bytes -= pkt.size_bytes as u64;
+                    port.stats.drops[reason as usize] += 1;
+                    let (flow, kind) = (pkt.flow, pkt.kind);
+                    self.packets.remove(slot);
+                    let fs = &mut self.flows[flow as usize].stats;
+                    if kind == PacketKind::Data {
+                        fs.data_dropped_pkts += 1;
+                    } else {
+                        fs.rev_dropped_pkts += 1;
+                    }
+                }
+            }
+        }
+        dropped
     }
 
     #[inline]
@@ -264,8 +303,14 @@ impl Simulation {
     #[inline]
     fn start_tx(&mut self, p: u32) {
         let now = self.now;
+        let next = self.ports[p as usize].queue.dequeue(now);
+        let dropped_at_head = self.take_queue_actions(p);
         let port = &mut self.ports[p as usize];
-        let Some(slot) = port.queue.dequeue(now) else {
+        let Some(slot) = next else {
+            if dropped_at_head {
+                Self::queue_changed(port, now, &mut self.queue_trace, p);
+                return;
+            }
             // The port just went idle: averaging hooks (DECbit) need the end of the busy period.
             // (Ports with hooks always schedule TxDone, so this runs at the idle instant.)
             if !port.hooks.is_empty() {
