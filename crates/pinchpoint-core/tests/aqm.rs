@@ -161,3 +161,32 @@ fn ecn_capable_tcp_is_marked_not_dropped_by_every_marking_discipline() {
         assert!(util > 0.85, "{q}: utilisation {util}");
     }
 }
+
+#[test]
+fn bad_aqm_settings_are_refused_with_the_field_path() {
+    for (q, path) in [
+        ("{ kind = \"red\", max_p = 2.0 }", "links[0].queue.max_p"),
+        ("{ kind = \"red\", min_th_pkts = 20, max_th_pkts = 10 }", "links[0].queue.max_th_pkts"),
+        ("{ kind = \"codel\", interval = \"1ms\" }", "links[0].queue.interval"),
+        ("{ kind = \"fq_codel\", flows = 0 }", "links[0].queue.flows"),
+        ("{ kind = \"pie\", mark_threshold = 0.3 }", "links[0].queue.mark_threshold"),
+    ] {
+        let err = load_toml(&dumbbell(1, q, "{ }", "1s", ""), "aqm.toml", None).err().unwrap_or_else(|| panic!("{q} accepted")).to_string();
+        assert!(err.contains(path), "{q}: {err}");
+    }
+}
+
+#[test]
+fn bundled_red_ecn_example_marks_and_does_not_drop_after_slow_start() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/examples/red_ecn.toml");
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut sim = load_toml(&text, path, None).unwrap();
+    sim.run_until(2 * pinchpoint_core::sim::PS_PER_S);
+    let bottleneck = |sim: &Simulation| sim.ports().iter().find(|p| p.name == BOTTLENECK).map(|p| (p.stats.marks, p.stats.total_drops())).unwrap();
+    let (marks0, drops0) = bottleneck(&sim);
+    sim.run();
+    let (marks1, drops1) = bottleneck(&sim);
+    eprintln!("red_ecn: {drops0} drops in the first 2 s, then {} marks and {} drops", marks1 - marks0, drops1 - drops0);
+    assert!(marks1 > marks0);
+    assert_eq!(drops1, drops0);
+}
