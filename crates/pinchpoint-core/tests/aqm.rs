@@ -190,3 +190,16 @@ fn bundled_red_ecn_example_marks_and_does_not_drop_after_slow_start() {
     assert!(marks1 > marks0);
     assert_eq!(drops1, drops0);
 }
+
+#[test]
+fn randomised_disciplines_repeat_exactly_with_the_same_seed() {
+    for q in ["{ kind = \"red\" }", "{ kind = \"pie\" }"] {
+        let text = dumbbell(4, q, "{ }", "8s", POISSON);
+        let a = run(&text).1;
+        let b = run(&text).1;
+        assert_eq!(a.ports.u64s("drops"), b.ports.u64s("drops"), "{q}");
+        assert_eq!(a.flows.u64s("delivered_pkts"), b.flows.u64s("delivered_pkts"), "{q}");
+        let (_, c) = run(&text.replace("duration = \"8s\"", "duration = \"8s\"\nseed = 7"));
+        assert_ne!(a.flows.u64s("delivered_pkts"), c.flows.u64s("delivered_pkts"), "{q}: another seed changes the run");
+    }
+}

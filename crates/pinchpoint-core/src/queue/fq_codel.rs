@@ -370,6 +370,48 @@ mod tests {
     }
 
     #[test]
+    fn random_operations_keep_counts_and_lists_consistent() {
+        let mut q = fq(FqCodelConfig { flows: 8, quantum_bytes: 600, limit: BufferLimit { limit_pkts: Some(40), limit_bytes: None }, ..Default::default() });
+        let mut rng = stream(3, "ops");
+        let (mut next_id, mut now) = (0u32, 0u64);
+        let (mut queued, mut gone) = (0u64, 0u64);
+        for _ in 0..20_000 {
+            now += (crate::sim::rng::uniform(&mut rng) * 3e9) as u64;
+            if crate::sim::rng::uniform(&mut rng) < 0.55 {
+                let flow = (crate::sim::rng::uniform(&mut rng) * 20.0) as u32;
+                let size = 100 + (crate::sim::rng::uniform(&mut rng) * 1400.0) as u32;
+                let mut p = Packet { flow, size_bytes: size, ..Default::default() };
+                if q.enqueue(next_id, &mut p, now, &mut rng) == Verdict::Queued {
+                    queued += 1;
+                }
+                next_id += 1;
+            } else if q.dequeue(now).is_some() {
+                gone += 1;
+            }
+            while let Some(a) = q.take_action() {
+                assert!(matches!(a, QueueAction::Dropped(..)));
+                gone += 1;
+            }
+            assert_eq!(q.len_pkts() as u64, queued - gone);
+            assert_eq!(q.len_pkts(), q.queues.iter().map(|f| f.fifo.len_pkts()).sum::<u32>());
+            assert_eq!(q.len_bytes(), q.queues.iter().map(|f| f.fifo.len_bytes()).sum::<u64>());
+            assert!(q.len_pkts() <= 40);
+            for (i, f) in q.queues.iter().enumerate() {
+                let on_new = q.new_flows.iter().filter(|&&j| j as usize == i).count();
+                let on_old = q.old_flows.iter().filter(|&&j| j as usize == i).count();
+                // A queue with packets is on exactly one list, and the one its tag names.
+                assert!(on_new + on_old <= 1);
+                assert_eq!(f.list == List::New, on_new == 1);
+                assert_eq!(f.list == List::Old, on_old == 1);
+                if !f.fifo.is_empty() {
+                    assert_ne!(f.list, List::None);
+                }
+            }
+        }
+        assert!(gone > 5000);
+    }
+
+    #[test]
     fn validation_names_the_offending_field() {
         let bad = |s: &str| toml::from_str::<FqCodelConfig>(s).unwrap().validate().unwrap_err().0;
         assert_eq!(bad("flows = 0"), "flows");
