@@ -4,7 +4,7 @@
 //! `target`. Once the sojourn has stayed at or above `target` for a whole `interval` (and more
 //! than one MTU waits), CoDel enters the dropping state and drops (or, with `ecn`, marks) the head
 //! packet at times spaced `interval / sqrt(count)` apart, until a packet's sojourn falls below
-//! `target` (RFC 8289 s5.3-s5.5, pseudo-code in s5.4-s5.6).
+//! `target` (RFC 8289 s5, the annotated pseudo-code).
 //!
 //! The state machine ([`CodelState`]) and the time-stamped FIFO ([`TimedFifo`]) are public so that
 //! FQ-CoDel (RFC 8290) runs one per flow queue.
@@ -33,17 +33,17 @@ const DEFAULT_LIMIT_PKTS: u32 = 1000;
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CodelConfig {
-    /// Acceptable standing queue delay. Default 5 ms (RFC 8289 s4.4).
+    /// Acceptable standing queue delay. Default 5 ms (RFC 8289 TARGET).
     #[serde(default = "default_target")]
     pub target: Duration,
     /// Window over which the sojourn must stay above `target` before dropping starts, and the
-    /// base of the control law. Default 100 ms (RFC 8289 s4.3).
+    /// base of the control law. Default 100 ms (RFC 8289 INTERVAL).
     #[serde(default = "default_interval")]
     pub interval: Duration,
-    /// Mark ECN-capable packets with CE instead of dropping them (RFC 8289 s5; Linux `ecn`).
+    /// Mark ECN-capable packets with CE instead of dropping them (Linux `ecn`).
     #[serde(default)]
     pub ecn: bool,
-    /// MAXPACKET of RFC 8289 s5.4: no drops while at most this many bytes wait. Default 1500.
+    /// MAXPACKET of RFC 8289's pseudo-code: no drops while at most this many bytes wait. Default 1500.
     #[serde(default = "default_mtu")]
     pub mtu_bytes: u32,
     /// Buffer limit (packets and/or bytes). With neither given the buffer holds 1000 packets
@@ -159,7 +159,7 @@ pub struct CodelParams {
     pub ecn: bool,
 }
 
-/// The variables of RFC 8289's pseudo-code (s5.2).
+/// The per-queue variables of RFC 8289's pseudo-code.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct CodelState {
     /// When the sojourn will have been above target for an interval; 0 when below (RFC
@@ -175,14 +175,14 @@ pub struct CodelState {
     pub dropping: bool,
 }
 
-/// RFC 8289 s5.5: the next drop time, `t + interval / sqrt(count)` (rounded down to a ps).
+/// RFC 8289 `control_law`: the next drop time, `t + interval / sqrt(count)` (rounded down to a ps).
 #[inline]
 pub fn control_law(t: SimTime, interval_ps: SimTime, count: u32) -> SimTime {
     t + (interval_ps as f64 / (count.max(1) as f64).sqrt()) as SimTime
 }
 
 impl CodelState {
-    /// RFC 8289 s5.4 `dodequeue`: pops the head and says whether it may be dropped.
+    /// RFC 8289 `dodequeue`: pops the head and says whether it may be dropped.
     fn dodequeue(&mut self, q: &mut TimedFifo, now: SimTime, p: &CodelParams) -> (Option<TimedEntry>, bool) {
         let Some(e) = q.pop() else {
             // The queue is empty: leave the above-target state.
@@ -203,7 +203,7 @@ impl CodelState {
         (Some(e), ok_to_drop)
     }
 
-    /// RFC 8289 s5.5 `dequeue`: the packet to send, after dropping (pushed to `actions`) those
+    /// RFC 8289 `dequeue`: the packet to send, after dropping (pushed to `actions`) those
     /// the control law removes. With `ecn` an ECT head packet is marked (a
     /// [`QueueAction::Marked`]) and sent instead of dropped, as Linux does.
     pub fn dequeue(&mut self, q: &mut TimedFifo, now: SimTime, p: &CodelParams, actions: &mut VecDeque<QueueAction>) -> Option<TimedEntry> {
@@ -249,7 +249,7 @@ impl CodelState {
                 (r, _) = self.dodequeue(q, now, p);
             }
             self.dropping = true;
-            // RFC 8289 s5.5: if the last dropping state ended recently, resume near its drop
+            // RFC 8289 `dequeue`: if the last dropping state ended recently, resume near its drop
             // rate rather than at 1 (`now - drop_next` approximates the time since its last drop).
             let delta = self.count as i64 - self.lastcount as i64;
             self.count = 1;

@@ -29,26 +29,26 @@ fn default_quantum() -> u32 {
     1514
 }
 
-/// RFC 8290 s4.1 and Linux: 10240 packets.
+/// RFC 8290's Packet Limit parameter and Linux: 10240 packets.
 const DEFAULT_LIMIT_PKTS: u32 = 10240;
 
 /// Scenario configuration of an FQ-CoDel queue.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FqCodelConfig {
-    /// Number of flow queues. Default 1024 (RFC 8290 s4.1.1, s5.1; Linux `flows`).
+    /// Number of flow queues. Default 1024 (RFC 8290's Flows parameter; Linux `flows`).
     #[serde(default = "default_flows")]
     pub flows: u32,
-    /// Bytes a queue may send per round, bytes. Default 1514 (RFC 8290 s4.1.2; Linux `quantum`).
+    /// Bytes a queue may send per round, bytes. Default 1514 (RFC 8290's Quantum parameter; Linux `quantum`).
     #[serde(default = "default_quantum")]
     pub quantum_bytes: u32,
-    /// CoDel target of each queue. Default 5 ms (RFC 8290 s5.1).
+    /// CoDel target of each queue. Default 5 ms (RFC 8290's Target parameter).
     #[serde(default = "default_target")]
     pub target: Duration,
-    /// CoDel interval of each queue. Default 100 ms (RFC 8290 s5.1).
+    /// CoDel interval of each queue. Default 100 ms (RFC 8290's Interval parameter).
     #[serde(default = "default_interval")]
     pub interval: Duration,
-    /// Mark ECN-capable packets instead of dropping them (RFC 8290 s5.1.5; Linux default on).
+    /// Mark ECN-capable packets instead of dropping them (RFC 8290's ECN parameter; Linux default on).
     /// Default false here, so that a scenario switches ECN on deliberately.
     #[serde(default)]
     pub ecn: bool,
@@ -60,7 +60,7 @@ pub struct FqCodelConfig {
     #[serde(default)]
     pub hash_seed: u64,
     /// Buffer limit over all queues (packets and/or bytes). With neither given 10240 packets
-    /// (RFC 8290 s4.1; Linux `limit`).
+    /// (RFC 8290's Packet Limit; Linux `limit`).
     #[serde(flatten)]
     pub limit: BufferLimit,
 }

@@ -7,12 +7,12 @@
 //! ```
 //!
 //! with `scale` the auto-tuning factor (1/2048 below p = 1e-6 ... 1/2 below 0.1, 1 above), the
-//! step capped at 0.02 once p >= 0.1, and p decayed by 0.98 when both delay samples are zero.
+//! step capped at 0.02 once p >= 0.1 (optional in s5.5; Linux applies it), and p decayed by 0.98 when both delay samples are zero.
 //! Arrivals are dropped (or ECN-marked while p <= 10 %) with probability p once the burst
-//! allowance is spent, unless the queue is short (RFC 8033 s4.1, s4.3, s5.1).
+//! allowance is spent, unless the queue is short (RFC 8033 s4.1, s4.4, s5.1).
 //!
-//! Queue delay is measured with timestamps (RFC 8033 s4.2 allows this instead of the dequeue-rate
-//! estimate; Linux's default since 5.6): `qdelay` is the sojourn time of the last packet dequeued,
+//! Queue delay is measured with timestamps (RFC 8033 s4.3 allows this instead of the dequeue-rate
+//! estimate; Linux's default, `dq_rate_estimator` off): `qdelay` is the sojourn time of the last packet dequeued,
 //! and 0 once the queue has drained. The periodic update runs lazily: before every enqueue and
 //! dequeue, all updates due since the last one are run in order. Between two events the queue
 //! does not change, so this gives exactly what a timer would.
@@ -53,13 +53,13 @@ const DEFAULT_LIMIT_PKTS: u32 = 1000;
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PieConfig {
-    /// QDELAY_REF, the target queue delay. Default 15 ms (RFC 8033 s4.2, s5).
+    /// QDELAY_REF, the target queue delay. Default 15 ms (RFC 8033 s4).
     #[serde(default = "default_target")]
     pub target: Duration,
-    /// T_UPDATE, the period of the probability update. Default 15 ms (RFC 8033 s5).
+    /// T_UPDATE, the period of the probability update. Default 15 ms (RFC 8033 s4).
     #[serde(default = "default_t_update")]
     pub t_update: Duration,
-    /// MAX_BURST, the burst allowance. Default 150 ms (RFC 8033 s4.3, s5).
+    /// MAX_BURST, the burst allowance. Default 150 ms (RFC 8033 s4.4).
     #[serde(default = "default_max_burst")]
     pub max_burst: Duration,
     /// alpha, weight of the delay error, per second. Default 0.125 (RFC 8033 s4.2).
@@ -136,7 +136,7 @@ impl PieConfig {
     }
 }
 
-/// PIE's state variables (RFC 8033 s5).
+/// PIE's state variables (RFC 8033 pseudo-code).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct PieState {
     /// drop_prob_.
@@ -199,7 +199,7 @@ impl Pie {
         &self.state
     }
 
-    /// RFC 8033 s4.2 and s4.3: one periodic update of the drop probability and burst allowance.
+    /// RFC 8033 s4.2 and s4.4: one periodic update of the drop probability and burst allowance.
     pub fn on_update(&mut self) {
         let s = &mut self.state;
         let qdelay = self.qdelay_s;
@@ -220,7 +220,7 @@ impl Pie {
         } else {
             1.0
         };
-        // s4.2: no step above 2 % once p is at 10 % or more.
+        // s5.5 (optional, Linux applies it): no step above 2 % once p is at 10 % or more.
         if s.drop_prob >= 0.1 && p > 0.02 {
             p = 0.02;
         }
@@ -230,7 +230,7 @@ impl Pie {
             s.drop_prob *= 0.98;
         }
         s.drop_prob = s.drop_prob.clamp(0.0, 1.0);
-        // s4.3: spend the burst allowance; refill it once congestion is gone.
+        // s4.4: spend the burst allowance; refill it once congestion is gone.
         s.burst_allowance_ps = s.burst_allowance_ps.saturating_sub(self.t_update_ps);
         if s.drop_prob == 0.0 && qdelay < self.target_s / 2.0 && s.qdelay_old_s < self.target_s / 2.0 {
             s.burst_allowance_ps = self.max_burst_ps;

@@ -14,7 +14,7 @@
 //!     else with probability p_a:                drop, or mark if ECT and `ecn`; count <- 0
 //! p_b = max_p (avg - min_th) / (max_th - min_th)                 (1993 s4)
 //! p_b = max_p + (1 - max_p) (avg - max_th) / max_th  for max_th <= avg < 2 max_th (gentle)
-//! p_a = p_b / (1 - count p_b)                                     (1993 s7, `wait = false`)
+//! p_a = p_b / (1 - count p_b)                                     (1993 s4, `wait = false`)
 //! p_a = 0 if count p_b < 1, p_b / (2 - count p_b) if < 2, else 1  (ns-2 `wait_`, the default)
 //! byte mode: p_a <- p_a size / mean_pkt_bytes                     (1993 s4, ns-2 `bytes_`)
 //! ```
@@ -70,7 +70,7 @@ pub struct RedConfig {
     /// Maximum threshold as a fraction of the buffer limit, in (0, 1].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_th_fraction: Option<f64>,
-    /// Weight w_q of the newest sample in the average. Default 0.002 (ns-2 `q_weight_`; 1993 s5).
+    /// Weight w_q of the newest sample in the average. Default 0.002 (ns-2 `q_weight_`).
     #[serde(default = "default_w_q")]
     pub w_q: f64,
     /// Drop probability reached at max_th. Default 0.1 (ns-2 `linterm_ 10`).
@@ -228,7 +228,7 @@ pub fn base_probability(avg: f64, th: Thresholds, max_p: f64, gentle: bool) -> f
     p.min(1.0)
 }
 
-/// p_a from p_b: uniform instead of geometric gaps between early drops (1993 s7; ns-2
+/// p_a from p_b: uniform instead of geometric gaps between early drops (1993 s4; ns-2
 /// `modify_p`). `count` is the arrivals since the last early drop (in byte mode, bytes /
 /// `mean_pkt_bytes`, rounded down).
 #[inline]
@@ -329,7 +329,7 @@ impl Red {
         if self.th.in_bytes { self.bytes as f64 } else { self.items.len() as f64 }
     }
 
-    /// Folds the arrival at `now` into the average (1993 s4 and s11; ns-2 `enque`/`estimator`).
+    /// Folds the arrival at `now` into the average (1993 s4; ns-2 `enque`/`estimator`).
     fn update_average(&mut self, now: SimTime) {
         let mut m = 0.0;
         if self.idle {
@@ -339,11 +339,11 @@ impl Red {
             m = (idle_s * self.rate_bps / (8.0 * self.mean_pkt_bytes)).floor();
         }
         let q = self.measured_len();
-        self.avg = self.avg * (1.0 - self.w_q).powf(m);
+        self.avg *= (1.0 - self.w_q).powf(m);
         self.avg = (1.0 - self.w_q) * self.avg + self.w_q * q;
     }
 
-    /// The probabilistic test (1993 s4, s7; ns-2 `drop_early`): true to drop or mark.
+    /// The probabilistic test (1993 s4; ns-2 `drop_early`): true to drop or mark.
     fn early_test(&mut self, size_bytes: u32, rng: &mut SimRng) -> bool {
         let p_b = base_probability(self.avg, self.th, self.max_p, self.gentle);
         let count = if self.byte_mode { (self.count_bytes as f64 / self.mean_pkt_bytes).floor() } else { self.count as f64 };
@@ -469,7 +469,7 @@ mod tests {
 
     #[test]
     fn uniformisation_follows_count() {
-        // 1993 s7: p_a = p_b / (1 - count p_b).
+        // 1993 s4: p_a = p_b / (1 - count p_b).
         assert!((uniformised_probability(0.05, 10.0, false) - 0.1).abs() < 1e-12);
         assert_eq!(uniformised_probability(0.05, 20.0, false), 1.0);
         // ns-2 wait_: nothing before 1/p_b arrivals, then p_b / (2 - count p_b).
