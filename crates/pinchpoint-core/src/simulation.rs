@@ -62,6 +62,8 @@ pub struct Simulation {
     pub(crate) queue_trace: QueueTrace,
     /// Packets the captured ports started to transmit: (time, port, copy of the packet).
     pub(crate) capture: Vec<(SimTime, u32, Packet)>,
+    /// Slots a port's discipline removed from its queue during the last port call, to free.
+    pub(crate) dropped: Vec<u32>,
     pub(crate) counters: RunCounters,
     pub(crate) limits: Limits,
     pub(crate) stopped: bool,
@@ -139,8 +141,11 @@ impl Simulation {
     fn dispatch(&mut self, ev: Event) {
         match ev {
             Event::TxDone { port } => {
-                let mut env = PortEnv { events: &mut self.queue, trace: &mut self.queue_trace, hook_out: &mut self.hook_out, capture: &mut self.capture };
+                let mut env = PortEnv { events: &mut self.queue, trace: &mut self.queue_trace, hook_out: &mut self.hook_out, capture: &mut self.capture, dropped: &mut self.dropped };
                 self.ports[port as usize].tx_done(port, &mut self.packets, self.now, &mut env);
+                if !self.dropped.is_empty() {
+                    self.free_dropped();
+                }
                 if !self.hook_out.is_empty() {
                     self.route_hook_packets();
                 }
@@ -155,15 +160,33 @@ impl Simulation {
 
     // ---- packets between ports -----------------------------------------------------------
 
+    /// Frees the packets a discipline removed besides the arrival it decided about (CoDel's head
+    /// drops, FQ-CoDel's fattest-flow drops) and charges their flows.
+    #[cold]
+    fn free_dropped(&mut self) {
+        let mut dropped = std::mem::take(&mut self.dropped);
+        for &slot in dropped.iter() {
+            let pkt = self.packets.get(slot);
+            let (flow, kind) = (pkt.flow, pkt.kind);
+            self.packets.remove(slot);
+            self.flows[flow as usize].record_drop(kind);
+        }
+        dropped.clear();
+        self.dropped = dropped;
+    }
+
     /// Hands packet `slot` to port `p`; frees it and charges its flow if the port drops it.
     #[inline]
     fn port_receive(&mut self, p: u32, slot: u32) {
-        let mut env = PortEnv { events: &mut self.queue, trace: &mut self.queue_trace, hook_out: &mut self.hook_out, capture: &mut self.capture };
+        let mut env = PortEnv { events: &mut self.queue, trace: &mut self.queue_trace, hook_out: &mut self.hook_out, capture: &mut self.capture, dropped: &mut self.dropped };
         if let Admission::Dropped(_) = self.ports[p as usize].receive(p, slot, &mut self.packets, self.now, &mut env) {
             let pkt = self.packets.get(slot);
             let (flow, kind) = (pkt.flow, pkt.kind);
             self.packets.remove(slot);
             self.flows[flow as usize].record_drop(kind);
+        }
+        if !self.dropped.is_empty() {
+            self.free_dropped();
         }
         if !self.hook_out.is_empty() {
             self.route_hook_packets();

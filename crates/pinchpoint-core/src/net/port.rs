@@ -8,9 +8,9 @@
 //! of the ring needs an event in the heap.
 
 use crate::metrics::{PortStats, QueueTrace};
-use crate::net::packet::{Packet, PacketSlab};
+use crate::net::packet::{Ecn, Packet, PacketSlab};
 use crate::port_hooks::{AnyHook, HookCtx, HookEmit, PortHook, PortView};
-use crate::queue::{AnyQueue, DropReason, QueueDiscipline, Verdict};
+use crate::queue::{AnyQueue, DropReason, QueueAction, QueueDiscipline, Verdict};
 use crate::sim::{ps_to_secs, tx_time_fast, Event, EventQueue, SimRng, SimTime};
 use std::collections::VecDeque;
 
@@ -25,6 +25,9 @@ pub struct PortEnv<'a> {
     pub hook_out: &'a mut Vec<HookEmit>,
     /// Packets the captured ports started to transmit (metrics.capture): (time, port, copy).
     pub capture: &'a mut Vec<(SimTime, u32, Packet)>,
+    /// Slots the discipline removed besides the arrival (CoDel head drops, FQ-CoDel overflow
+    /// drops): counted here, freed and charged to their flows by the engine.
+    pub dropped: &'a mut Vec<u32>,
 }
 
 /// One simplex channel's sending end.
@@ -168,6 +171,7 @@ impl Port {
         }
         self.waiting_pkts += 1;
         self.waiting_bytes += pkt.size_bytes as u64;
+        self.take_queue_actions(packets, env.dropped);
         if self.txdone_pending {
             self.queue_changed(id, now, env.trace);
         } else if now >= self.busy_until {
@@ -199,6 +203,33 @@ impl Port {
         slot
     }
 
+    /// Applies what the discipline did besides deciding about the arrival or returning the next
+    /// packet (see [`QueueAction`]). Returns true if it dropped any packet.
+    #[inline]
+    fn take_queue_actions(&mut self, packets: &mut PacketSlab, dropped: &mut Vec<u32>) -> bool {
+        let mut any = false;
+        while let Some(action) = self.queue.take_action() {
+            match action {
+                QueueAction::Marked(slot) => {
+                    let pkt = packets.get_mut(slot);
+                    if pkt.ecn != Ecn::Ce {
+                        self.stats.marks += 1;
+                    }
+                    pkt.ecn = Ecn::Ce;
+                }
+                QueueAction::Dropped(slot, reason) => {
+                    any = true;
+                    let size = packets.get(slot).size_bytes;
+                    self.waiting_pkts -= 1;
+                    self.waiting_bytes -= size as u64;
+                    self.stats.drops[reason as usize] += 1;
+                    dropped.push(slot);
+                }
+            }
+        }
+        any
+    }
+
     #[inline]
     fn queue_changed(&mut self, id: u32, now: SimTime, trace: &mut QueueTrace) {
         let qp = self.waiting_pkts;
@@ -227,7 +258,13 @@ impl Port {
     /// if more packets wait (or hooks want to see the transmitter go idle).
     #[inline]
     fn start_tx(&mut self, id: u32, packets: &mut PacketSlab, now: SimTime, env: &mut PortEnv) {
-        let Some(slot) = self.queue.dequeue(now) else {
+        let next = self.queue.dequeue(now);
+        let dropped_at_head = self.take_queue_actions(packets, env.dropped);
+        let Some(slot) = next else {
+            if dropped_at_head {
+                self.queue_changed(id, now, env.trace);
+                return;
+            }
             // The transmitter just went idle. Ports with hooks always schedule TxDone, so this
             // runs at the idle instant.
             if !self.hooks.is_empty() {

@@ -10,12 +10,16 @@ use crate::sim::{SimRng, SimTime};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
+pub mod codel;
 pub mod droptail;
+pub mod fq_codel;
 pub mod isda;
+pub mod pie;
 pub mod priority;
 pub mod rda;
 pub mod rda_fp;
 pub mod rda_vp;
+pub mod red;
 pub mod sda;
 
 /// Why a packet was dropped.
@@ -46,6 +50,18 @@ pub enum Verdict {
     Dropped(DropReason),
 }
 
+/// Something a discipline did to a packet other than the one it was handed or returned:
+/// CoDel drops and marks at the head of its queue (RFC 8289 s5), FQ-CoDel drops from the
+/// fattest flow when the buffer overflows (RFC 8290 s4.1). The port collects these with
+/// [`QueueDiscipline::take_action`] after every `enqueue` and `dequeue`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum QueueAction {
+    /// Slot `0`, which the discipline had queued, was removed and must be freed.
+    Dropped(u32, DropReason),
+    /// Slot `0`, the one `dequeue` just returned, must carry CE (it is ECN-capable).
+    Marked(u32),
+}
+
 /// Facts about the port a discipline serves, given when it is built.
 #[derive(Clone, Copy, Debug)]
 pub struct PortInfo {
@@ -66,6 +82,12 @@ pub trait QueueDiscipline {
     fn len_pkts(&self) -> u32;
     /// Bytes waiting.
     fn len_bytes(&self) -> u64;
+    /// The next action taken on a packet other than the arrival (see [`QueueAction`]), oldest
+    /// first; `None` when there is nothing more to report.
+    #[inline]
+    fn take_action(&mut self) -> Option<QueueAction> {
+        None
+    }
 }
 
 /// A FIFO of packet slots that keeps its length in packets and bytes; the building block most
@@ -171,6 +193,10 @@ macro_rules! registry {
             fn len_bytes(&self) -> u64 {
                 match self { $( AnyQueue::$variant(q) => q.len_bytes(), )* }
             }
+            #[inline]
+            fn take_action(&mut self) -> Option<QueueAction> {
+                match self { $( AnyQueue::$variant(q) => q.take_action(), )* }
+            }
         }
     };
 }
@@ -183,6 +209,10 @@ registry! {
     "rda_vp" => RdaVp(rda_vp::RdaVp, rda_vp::RdaVpConfig),
     "sda" => Sda(sda::Sda, sda::SdaConfig),
     "isda" => Isda(isda::Isda, isda::IsdaConfig),
+    "red" => Red(red::Red, red::RedConfig),
+    "codel" => Codel(codel::Codel, codel::CodelConfig),
+    "fq_codel" => FqCodel(fq_codel::FqCodel, fq_codel::FqCodelConfig),
+    "pie" => Pie(pie::Pie, pie::PieConfig),
 }
 
 impl Default for QueueConfig {

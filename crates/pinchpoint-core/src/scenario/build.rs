@@ -147,6 +147,7 @@ pub fn build(sc: &Scenario, seed: Option<u64>, origin: &str) -> Result<Simulatio
         packet_trace: if sc.metrics.packet_trace { Some(PacketTrace::default()) } else { None },
         queue_trace: Default::default(),
         capture: Vec::new(),
+        dropped: Vec::new(),
         counters: RunCounters::default(),
         limits: Limits { max_live_packets: sc.simulation.max_live_packets as usize },
         stopped: false,

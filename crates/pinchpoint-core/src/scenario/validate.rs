@@ -17,6 +17,14 @@ fn check_queue(q: &QueueConfig, path: &str) -> Result<(), Problem> {
             return err(format!("{path}.limit_pkts"), "expected at least 1 packet");
         }
     }
+    let own = match q {
+        QueueConfig::Red(c) => c.validate(),
+        QueueConfig::Codel(c) => c.validate(),
+        QueueConfig::FqCodel(c) => c.validate(),
+        QueueConfig::Pie(c) => c.validate(),
+        _ => Ok(()),
+    };
+    own.or_else(|(field, msg)| err(format!("{path}.{field}"), msg))?;
     crate::queue::rda_fp::check_drop_policy(q).or_else(|(field, msg)| err(format!("{path}.{field}"), msg))
 }
 
