@@ -19,6 +19,7 @@ from typing import Any
 import pandas as pd
 
 from .scenario import Scenario
+from .stats import jain
 from .store import Store, run_key
 
 
@@ -69,8 +70,7 @@ def sweep(base: Scenario | str | Path, grid: dict[str, Iterable[Any]], seeds: It
         key = st.put(res, tags={**point, "seed": seed})
         flows = tables["flows"].to_pandas()
         x = flows["goodput_bps"].to_numpy(dtype=float)
-        jain = float(x.sum() ** 2 / (len(x) * (x ** 2).sum())) if len(x) and (x ** 2).sum() > 0 else float("nan")
-        rows.append({**point, "seed": seed, "run": key, "goodput_bps": float(x.sum()), "jain": jain,
+        rows.append({**point, "seed": seed, "run": key, "goodput_bps": float(x.sum()), "jain": jain(x),
                      "wall_s": meta.get("wall_s")})
 
     pending = []
@@ -82,8 +82,7 @@ def sweep(base: Scenario | str | Path, grid: dict[str, Iterable[Any]], seeds: It
         if st.has(key):
             flows = st.query("SELECT goodput_bps FROM flows WHERE run = ?", [key])
             x = flows["goodput_bps"].to_numpy(dtype=float)
-            jain = float(x.sum() ** 2 / (len(x) * (x ** 2).sum())) if len(x) and (x ** 2).sum() > 0 else float("nan")
-            rows.append({**point, "seed": seed, "run": key, "goodput_bps": float(x.sum()), "jain": jain, "wall_s": None})
+            rows.append({**point, "seed": seed, "run": key, "goodput_bps": float(x.sum()), "jain": jain(x), "wall_s": None})
             done += 1
             if progress:
                 progress(done, len(jobs))

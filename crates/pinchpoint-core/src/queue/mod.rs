@@ -10,6 +10,7 @@ use crate::sim::{SimRng, SimTime};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
+pub mod aqm;
 pub mod droptail;
 pub mod isda;
 pub mod priority;
