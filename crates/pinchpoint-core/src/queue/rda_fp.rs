@@ -222,7 +222,12 @@ mod tests {
         assert_eq!(bad("kind = \"isda\"\nalpha_lta = 0"), "alpha_lta");
         assert_eq!(bad("kind = \"sda\"\nwindow = \"0s\""), "window");
         assert_eq!(bad("kind = \"rda\"\nthreshold_pkts = -1"), "threshold_pkts");
+        assert_eq!(bad("kind = \"sda\"\necn = true"), "ecn");
+        assert_eq!(bad("kind = \"isda\"\nmax_p = 2.0"), "max_p");
         assert!(check_drop_policy(&toml::from_str::<QueueConfig>("kind = \"isda\"").unwrap()).is_ok());
+        // Shared keys are one flattened level: unknown keys are still refused, by name.
+        assert!(toml::from_str::<QueueConfig>("kind = \"isda\"\nprefiltre = \"red_pd\"").is_err());
+        assert!(toml::from_str::<QueueConfig>("kind = \"isda\"\nprefilter = \"drop_all\"\nlimit_pkts = 50").is_ok());
     }
 
     #[test]
