@@ -227,7 +227,7 @@ def _ex_cross(run: Run, ex: int) -> tuple[list[str], dict[str, float]]:
     lines += ["", f"Utilisation of the pinch point (s4.1: (6 x 1.22 KB/s) / (64/8) = {PAPER_UTIL_EX1 * 100:.1f} %): "
               f"the paper's arithmetic on our cross-transfer throughput ({tput:.3f} KB/s) gives "
               f"**{like_paper * 100:.1f} %**; payload delivered while all six run ({u0:.1f}-{u1:.1f} s) "
-              f"**{util['payload'] * 100:.1f} %** of 64 kbit/s (the port transmitted {util["wire"] * 100:.1f} %, headers "
+              f"**{util['payload'] * 100:.1f} %** of 64 kbit/s (the port transmitted {util['wire'] * 100:.1f} %, headers "
               "included, counted when a packet starts; delivered payload lags transmission by the path delay, so the "
               "two windows differ slightly)."]
     fct = np.array([run.fct(f) for f in cross])
