@@ -152,10 +152,9 @@ class Results:
         df = self.flows
         if flows is not None:
             df = df[df["flow"].isin(flows)]
-        x = df[column].to_numpy(dtype=float)
-        if len(x) == 0 or not x.any():
-            return float("nan")
-        return float(x.sum() ** 2 / (len(x) * (x**2).sum()))
+        from .stats import jain
+
+        return jain(df[column].to_numpy(dtype=float))
 
     def port(self, name: str) -> pd.Series:
         """The summary row of port ``name`` (like ``"A->B"``)."""

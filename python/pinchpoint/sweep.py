@@ -201,9 +201,10 @@ def _run_point(scenario: dict[str, Any], origin: str, seed: int, keep_series: bo
 
 
 def _summary(flows) -> tuple[float, float, tuple]:
+    from .stats import jain as jain_index
+
     x = flows["goodput_bps"].to_numpy(dtype=float)
-    ss = float((x**2).sum())
-    jain = float(x.sum() ** 2 / (len(x) * ss)) if len(x) and ss > 0 else float("nan")
+    jain = jain_index(x)
     fingerprint = tuple(x.tolist()) + tuple(flows["sent_pkts"].tolist() if "sent_pkts" in flows else ())
     return float(x.sum()), jain, fingerprint
 

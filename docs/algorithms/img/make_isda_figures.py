@@ -14,13 +14,14 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from pinchpoint.reproduce import isda as rep
+from pinchpoint.stats import time_weighted_mean
 
 HERE = Path(__file__).resolve().parent
 FLOWS = [f"S{i}" for i in range(1, 13)]
 
 
 def main() -> None:
-    res = {pol: rep._run("mixed", pol, rep.FULL_S) for pol in ("rda_vp", "isda")}
+    res = {pol: rep.run("mixed", pol, rep.FULL_S) for pol in ("rda_vp", "isda")}
     # isda.png: average throughput per connection, RDA/VP vs ISDA (the comparison of Figure 13).
     fig, ax = plt.subplots(figsize=(6.4, 2.8))
     x = np.arange(len(FLOWS))
@@ -36,7 +37,7 @@ def main() -> None:
     fig.savefig(HERE / "isda.png", dpi=90)
     plt.close(fig)
     # rda_vp.png: queue at node1 with TCP only, first 40 s (Figure 5).
-    r = rep._run("tcp", "rda_vp", 40.0)
+    r = rep.run("tcp", "rda_vp", 40.0)
     q = r["queue"]
     fig, ax = plt.subplots(figsize=(6.4, 2.4))
     ax.step(q[:, 0], q[:, 1], where="post", lw=0.3)
@@ -44,7 +45,7 @@ def main() -> None:
     ax.axhline(25, color="grey", ls=":", lw=0.8)
     ax.set_xlabel("time (s)", fontsize=8)
     ax.set_ylabel("queue (packets)", fontsize=8)
-    ax.set_title(f"RDA/VP, 9 TCP flows: queue at node1 (mean after 10 s: {rep._time_mean(q, 10, 40):.1f})", fontsize=8)
+    ax.set_title(f"RDA/VP, 9 TCP flows: queue at node1 (mean after 10 s: {time_weighted_mean(q[:, 0], q[:, 1], 10, 40):.1f})", fontsize=8)
     fig.tight_layout()
     fig.savefig(HERE / "rda_vp.png", dpi=90)
     plt.close(fig)

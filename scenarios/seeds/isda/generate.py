@@ -12,14 +12,14 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 
 POLICIES = {
-    "rda": 'kind = "rda", threshold_pkts = 25, limit_pkts = 50',
+    "rda": 'kind = "rda", threshold_pkts = 10, measure = "average", weight = 0.002, mean_pkt_bytes = 1000, limit_pkts = 50',
     "rda_fp": ('kind = "rda_fp", min_que_pkts = 10, max_que_pkts = 25, pa = 0.1, weight = 0.002, '
                'ecn = false, mean_pkt_bytes = 1000, limit_pkts = 50'),
     "rda_vp": ('kind = "rda_vp", min_que_pkts = 10, max_que_pkts = 25, target_rtt = "48ms", weight = 0.002, '
                'ecn = false, mean_pkt_bytes = 1000, limit_pkts = 50'),
     "sda": ('kind = "sda", window = "1s", min_que_pkts = 10, max_que_pkts = 25, weight = 0.002, '
             'mean_pkt_bytes = 1000, limit_pkts = 50'),
-    "isda": ('kind = "isda", window = "1s", alpha_sta = 0.8, alpha_lta = 0.3, burst_ratio = 3.0, '
+    "isda": ('kind = "isda", window = "1s", alpha_sta = 0.8, alpha_lta = 0.3, burst_ratio = 3.0, prefilter = "red_pd", '
              'min_que_pkts = 10, max_que_pkts = 25, target_rtt = "48ms", weight = 0.002, ecn = false, '
              'mean_pkt_bytes = 1000, limit_pkts = 50'),
 }
@@ -59,11 +59,18 @@ Choices the paper leaves open (identical in all 15 files):
 - Queue average weight 0.002 (ns-2 RED q_weight_ until 12/2001); RDA/FP's Pa = 0.1 (ns-2 RED
   max_p = 1/linterm_). Above MaxQue every arrival is dropped, as Figure 1 says, although ns-2 RED
   had gentle_ on by default from 2001. Drops are independent draws (no RED count spacing).
-- RDA uses one threshold on the instantaneous queue: MaxQue = 25 packets (s3.1-3.2).
+- One congestion test for RDA, SDA and ISDA's RDA stage (s3.1 "if the queue exceeds a
+  threshold"; s3.5 "if traffic congestion is detected, applies RDA"): the RED average QueAvg
+  (weight 0.002) strictly above MinQue = 10 packets. RDA drops every arrival while it holds.
 - RDA/VP and ISDA: P0 from eq. 2 with R = 48 ms, the mean base RTT of the TCP flows
   (2 x (13 + 10 + 1) ms), and BW = 10 Mbit/s / 8000 bit = 1250 packets/s: P0 = 0.72.
 - SDA and ISDA measure per-flow rates over 1 s windows (several RTTs, so a TCP sawtooth is
   averaged out; the paper gives no window). Fair share = 10 Mbit/s / flows active in a window.
+- ISDA's pre-filter is RED-PD (s4.2 calls it a "pre-filtering mechanism" and cites RED-PD, [7]):
+  a window is congested if QueAvg exceeded MinQue during the previous window; a flagged flow's
+  packet is then dropped with probability max(0, 1 - fair share / its STA), STA measured on
+  arriving bytes. prefilter = "drop_all" (every flagged arrival dropped while QueAvg > MinQue)
+  is the earlier reading, kept for comparison in the report.
 """
 
 

@@ -10,6 +10,7 @@ use crate::sim::{SimRng, SimTime};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
+pub mod aqm;
 pub mod codel;
 pub mod droptail;
 pub mod fq_codel;

@@ -19,194 +19,33 @@
 //! `mean_pkt_bytes` the port could have sent while idle. The same machinery ([`AqmCore`]) serves
 //! RDA/VP and ISDA.
 
-use super::rda::limit_or_default;
-use super::{BufferLimit, DropReason, Fifo, PortInfo, QueueDiscipline, Verdict};
-use crate::net::packet::{Ecn, Packet};
-use crate::sim::{rng, SimRng, SimTime};
+use super::aqm::{AqmConfig, AqmCore};
+use super::{PortInfo, QueueDiscipline, Verdict};
+use crate::net::packet::Packet;
+use crate::sim::{SimRng, SimTime};
 use serde::{Deserialize, Serialize};
 
-pub(crate) fn default_min_que() -> f64 {
-    10.0
-}
-pub(crate) fn default_max_que() -> f64 {
-    25.0
-}
-pub(crate) fn default_weight() -> f64 {
-    0.002
-}
-pub(crate) fn default_mean_pkt() -> u32 {
-    1000
-}
 fn default_pa() -> f64 {
     0.1
-}
-
-/// Exponentially weighted queue average with RED's idle-time correction (Floyd and Jacobson
-/// 1993, s4 and s11), in packets.
-#[derive(Debug, Clone)]
-pub struct QueueAverage {
-    /// The average, packets.
-    pub avg: f64,
-    /// Weight of the newest sample, w in (0, 1].
-    pub weight: f64,
-    /// Time to send one packet of the mean size at the port rate, ps.
-    pkt_time_ps: f64,
-    /// When the queue last became empty, if it is empty now.
-    idle_since: Option<SimTime>,
-}
-
-impl QueueAverage {
-    /// A zero average for a port of `rate_bps` whose packets are about `mean_pkt_bytes` long.
-    pub fn new(weight: f64, rate_bps: u64, mean_pkt_bytes: u32) -> Self {
-        let pkt_time_ps = mean_pkt_bytes.max(1) as f64 * 8.0 * crate::sim::PS_PER_S as f64 / rate_bps.max(1) as f64;
-        QueueAverage { avg: 0.0, weight, pkt_time_ps, idle_since: Some(0) }
-    }
-    /// Folds in the queue length `q_pkts` an arrival finds at `now`; returns the new average.
-    #[inline]
-    pub fn on_arrival(&mut self, q_pkts: u32, now: SimTime) -> f64 {
-        match self.idle_since.take() {
-            // Floyd and Jacobson 1993 s11: after an idle period, decay as if m small packets had
-            // left an empty queue.
-            Some(t0) if q_pkts == 0 => {
-                let m = now.saturating_sub(t0) as f64 / self.pkt_time_ps;
-                self.avg *= (1.0 - self.weight).powf(m);
-            }
-            _ => self.avg = (1.0 - self.weight) * self.avg + self.weight * q_pkts as f64,
-        }
-        self.avg
-    }
-    /// Notes that the queue went empty at `now`.
-    #[inline]
-    pub fn on_empty(&mut self, now: SimTime) {
-        self.idle_since = Some(now);
-    }
-}
-
-/// The part RDA/FP, RDA/VP and ISDA share: a FIFO, its buffer limit, the queue average, the two
-/// thresholds and the drop-or-mark choice.
-#[derive(Debug)]
-pub struct AqmCore {
-    /// Waiting packets.
-    pub fifo: Fifo,
-    /// Buffer limit.
-    pub limit: BufferLimit,
-    /// Average queue length (QueAvg), packets.
-    pub avg: QueueAverage,
-    /// MinQue, packets.
-    pub min_que: f64,
-    /// MaxQue, packets.
-    pub max_que: f64,
-    /// Mark ECN-capable packets instead of dropping them in the probabilistic band.
-    pub ecn: bool,
-}
-
-impl AqmCore {
-    /// Builds the shared part.
-    pub fn new(limit: BufferLimit, min_que: f64, max_que: f64, weight: f64, mean_pkt_bytes: u32, ecn: bool, port: PortInfo) -> Self {
-        AqmCore {
-            fifo: Fifo::default(),
-            limit: limit_or_default(limit),
-            avg: QueueAverage::new(weight, port.rate_bps, mean_pkt_bytes),
-            min_que,
-            max_que,
-            ecn,
-        }
-    }
-
-    /// Updates and returns QueAvg for an arrival at `now`.
-    #[inline]
-    pub fn average(&mut self, now: SimTime) -> f64 {
-        self.avg.on_arrival(self.fifo.len_pkts(), now)
-    }
-
-    /// Queues `pkt` unless the buffer is full. `early` is the algorithm's congestion decision:
-    /// `Some(true)` for the probabilistic band (mark ECT packets when `ecn` is on, else drop),
-    /// `Some(false)` for a forced drop (above MaxQue: RFC 3168 s7 drops there even ECT packets),
-    /// `None` for no early action.
-    #[inline]
-    pub fn admit(&mut self, id: u32, pkt: &mut Packet, early: Option<bool>) -> Verdict {
-        let mut verdict = Verdict::Queued;
-        match early {
-            None => {}
-            Some(true) if self.ecn && pkt.ecn != Ecn::NotEct => verdict = Verdict::Marked,
-            Some(_) => return Verdict::Dropped(DropReason::Early),
-        }
-        if !self.limit.fits(self.fifo.len_pkts(), self.fifo.len_bytes(), pkt.size_bytes) {
-            return Verdict::Dropped(DropReason::Overflow);
-        }
-        if verdict == Verdict::Marked {
-            if pkt.ecn == Ecn::Ce {
-                verdict = Verdict::Queued; // already marked upstream; count it once
-            }
-            pkt.ecn = Ecn::Ce;
-        }
-        self.fifo.push(id, pkt.size_bytes);
-        verdict
-    }
-
-    /// Next packet to send; records the start of an idle period.
-    #[inline]
-    pub fn dequeue(&mut self, now: SimTime) -> Option<u32> {
-        let id = self.fifo.pop();
-        if self.fifo.is_empty() {
-            self.avg.on_empty(now);
-        }
-        id
-    }
-
-    /// Decides the early action for an arrival given QueAvg and the band probability `pa`
-    /// (Figure 1; eq. 1 supplies `pa` for RDA/VP).
-    #[inline]
-    pub fn band_decision(&self, avg: f64, pa: f64, rng: &mut SimRng) -> Option<bool> {
-        if avg >= self.max_que {
-            Some(false)
-        } else if avg > self.min_que && rng::uniform(rng) < pa {
-            Some(true)
-        } else {
-            None
-        }
-    }
 }
 
 /// Scenario configuration of an RDA/FP queue.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RdaFpConfig {
-    /// MinQue: no early drops while QueAvg is at or below it, packets. Default 10 (s4.1).
-    #[serde(default = "default_min_que")]
-    pub min_que_pkts: f64,
-    /// MaxQue: every arrival is dropped once QueAvg reaches it, packets. Default 25 (s4.1).
-    #[serde(default = "default_max_que")]
-    pub max_que_pkts: f64,
     /// Pa, the fixed drop (mark) probability between the thresholds. Default 0.1 (the ns-2 RED
     /// default max_p = 1/linterm_; the seed gives no value).
     #[serde(default = "default_pa")]
     pub pa: f64,
-    /// Averaging weight w of QueAvg. Default 0.002 (ns-2 RED q_weight_).
-    #[serde(default = "default_weight")]
-    pub weight: f64,
-    /// Mark ECN-capable (ECT) packets with CE instead of dropping them between the thresholds.
-    #[serde(default)]
-    pub ecn: bool,
-    /// Packet size used to age the average over idle periods, bytes. Default 1000.
-    #[serde(default = "default_mean_pkt")]
-    pub mean_pkt_bytes: u32,
-    /// Buffer limit (packets and/or bytes). With neither given the buffer holds 100 packets.
+    /// The fields every seed-001 policy shares (thresholds, average, ECN, buffer; see
+    /// [`AqmConfig`]).
     #[serde(flatten)]
-    pub limit: BufferLimit,
+    pub aqm: AqmConfig,
 }
 
 impl Default for RdaFpConfig {
     fn default() -> Self {
-        RdaFpConfig {
-            min_que_pkts: default_min_que(),
-            max_que_pkts: default_max_que(),
-            pa: default_pa(),
-            weight: default_weight(),
-            ecn: false,
-            mean_pkt_bytes: default_mean_pkt(),
-            limit: BufferLimit::default(),
-        }
+        RdaFpConfig { pa: default_pa(), aqm: AqmConfig::default() }
     }
 }
 
@@ -221,7 +60,7 @@ impl RdaFp {
     /// Builds an RDA/FP queue from its configuration.
     pub fn new(cfg: &RdaFpConfig, port: PortInfo) -> Self {
         RdaFp {
-            core: AqmCore::new(cfg.limit, cfg.min_que_pkts, cfg.max_que_pkts, cfg.weight, cfg.mean_pkt_bytes, cfg.ecn, port),
+            core: AqmCore::new(&cfg.aqm, port),
             pa: cfg.pa,
         }
     }
@@ -256,74 +95,18 @@ impl QueueDiscipline for RdaFp {
 /// other discipline.
 pub fn check_drop_policy(q: &super::QueueConfig) -> Result<(), (&'static str, &'static str)> {
     use super::QueueConfig as Q;
-    fn prob(x: f64, f: &'static str) -> Result<(), (&'static str, &'static str)> {
-        if (0.0..=1.0).contains(&x) { Ok(()) } else { Err((f, "expected a probability in [0, 1]")) }
-    }
-    fn weight(x: f64, f: &'static str) -> Result<(), (&'static str, &'static str)> {
-        if x > 0.0 && x <= 1.0 { Ok(()) } else { Err((f, "expected a weight in (0, 1]")) }
-    }
-    fn band(min: f64, max: f64) -> Result<(), (&'static str, &'static str)> {
-        if min < 0.0 {
-            Err(("min_que_pkts", "expected a non-negative number of packets"))
-        } else if max <= min {
-            Err(("max_que_pkts", "expected more than min_que_pkts"))
-        } else {
-            Ok(())
-        }
-    }
-    fn limit(l: &BufferLimit) -> Result<(), (&'static str, &'static str)> {
-        if l.limit_pkts == Some(0) { Err(("limit_pkts", "expected at least 1 packet")) } else { Ok(()) }
-    }
-    fn positive(ok: bool, f: &'static str) -> Result<(), (&'static str, &'static str)> {
-        if ok { Ok(()) } else { Err((f, "expected a positive value")) }
-    }
     match q {
-        Q::Rda(c) => {
-            positive(c.threshold_pkts > 0, "threshold_pkts")?;
-            limit(&c.limit)
-        }
+        Q::Rda(c) => c.check(),
         Q::RdaFp(c) => {
-            band(c.min_que_pkts, c.max_que_pkts)?;
-            prob(c.pa, "pa")?;
-            weight(c.weight, "weight")?;
-            positive(c.mean_pkt_bytes > 0, "mean_pkt_bytes")?;
-            limit(&c.limit)
+            c.aqm.check()?;
+            if (0.0..=1.0).contains(&c.pa) { Ok(()) } else { Err(("pa", "expected a probability in [0, 1]")) }
         }
         Q::RdaVp(c) => {
-            band(c.min_que_pkts, c.max_que_pkts)?;
-            if let Some(p) = c.max_p {
-                prob(p, "max_p")?;
-            }
-            positive(c.target_rtt.0 > 0, "target_rtt")?;
-            positive(c.bw_pps.is_none_or(|b| b > 0.0), "bw_pps")?;
-            weight(c.weight, "weight")?;
-            positive(c.mean_pkt_bytes > 0, "mean_pkt_bytes")?;
-            limit(&c.limit)
+            c.aqm.check()?;
+            c.p0.check()
         }
-        Q::Sda(c) => {
-            band(c.min_que_pkts, c.max_que_pkts)?;
-            positive(c.window.0 > 0, "window")?;
-            positive(c.fair_share_bps.is_none_or(|b| b > 0.0), "fair_share_bps")?;
-            weight(c.weight, "weight")?;
-            positive(c.mean_pkt_bytes > 0, "mean_pkt_bytes")?;
-            limit(&c.limit)
-        }
-        Q::Isda(c) => {
-            band(c.min_que_pkts, c.max_que_pkts)?;
-            positive(c.window.0 > 0, "window")?;
-            weight(c.alpha_sta, "alpha_sta")?;
-            weight(c.alpha_lta, "alpha_lta")?;
-            positive(c.burst_ratio > 0.0, "burst_ratio")?;
-            positive(c.fair_share_bps.is_none_or(|b| b > 0.0), "fair_share_bps")?;
-            if let Some(p) = c.max_p {
-                prob(p, "max_p")?;
-            }
-            positive(c.target_rtt.0 > 0, "target_rtt")?;
-            positive(c.bw_pps.is_none_or(|b| b > 0.0), "bw_pps")?;
-            weight(c.weight, "weight")?;
-            positive(c.mean_pkt_bytes > 0, "mean_pkt_bytes")?;
-            limit(&c.limit)
-        }
+        Q::Sda(c) => c.check(),
+        Q::Isda(c) => c.check(),
         _ => Ok(()),
     }
 }
@@ -331,6 +114,8 @@ pub fn check_drop_policy(q: &super::QueueConfig) -> Result<(), (&'static str, &'
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::net::packet::Ecn;
+    use crate::queue::DropReason;
     use crate::sim::rng::stream;
 
     fn info() -> PortInfo {
@@ -339,24 +124,9 @@ mod tests {
 
     fn cfg(weight: f64, ecn: bool) -> RdaFpConfig {
         RdaFpConfig {
-            weight,
-            ecn,
             pa: 0.1,
-            limit: BufferLimit { limit_pkts: Some(1000), limit_bytes: None },
-            ..Default::default()
+            aqm: AqmConfig { weight, ecn, limit_pkts: Some(1000), ..Default::default() },
         }
-    }
-
-    #[test]
-    fn average_follows_the_ewma_and_decays_after_idle() {
-        let mut a = QueueAverage::new(0.5, 8_000_000, 1000); // 1 ms per packet
-        assert_eq!(a.on_arrival(0, 0), 0.0);
-        assert_eq!(a.on_arrival(4, 0), 2.0);
-        assert_eq!(a.on_arrival(4, 0), 3.0);
-        a.on_empty(crate::sim::PS_PER_S);
-        // 2 ms idle = 2 packet times: 3 * 0.5^2.
-        let v = a.on_arrival(0, crate::sim::PS_PER_S + 2 * crate::sim::PS_PER_MS);
-        assert!((v - 0.75).abs() < 1e-12);
     }
 
     #[test]
@@ -451,14 +221,20 @@ mod tests {
         assert_eq!(bad("kind = \"rda_vp\"\nmin_que_pkts = 30"), "max_que_pkts");
         assert_eq!(bad("kind = \"isda\"\nalpha_lta = 0"), "alpha_lta");
         assert_eq!(bad("kind = \"sda\"\nwindow = \"0s\""), "window");
-        assert_eq!(bad("kind = \"rda\"\nthreshold_pkts = 0"), "threshold_pkts");
+        assert_eq!(bad("kind = \"rda\"\nthreshold_pkts = -1"), "threshold_pkts");
+        assert_eq!(bad("kind = \"sda\"\necn = true"), "ecn");
+        assert_eq!(bad("kind = \"isda\"\nmax_p = 2.0"), "max_p");
         assert!(check_drop_policy(&toml::from_str::<QueueConfig>("kind = \"isda\"").unwrap()).is_ok());
+        // Shared keys are one flattened level: unknown keys are still refused, by name.
+        assert!(toml::from_str::<QueueConfig>("kind = \"isda\"\nprefiltre = \"red_pd\"").is_err());
+        assert!(toml::from_str::<QueueConfig>("kind = \"isda\"\nprefilter = \"drop_all\"\nlimit_pkts = 50").is_ok());
     }
 
     #[test]
     fn config_defaults_match_the_paper_and_ns2() {
         let c: RdaFpConfig = toml::from_str("limit_pkts = 50").unwrap();
-        assert_eq!((c.min_que_pkts, c.max_que_pkts, c.pa, c.weight, c.ecn), (10.0, 25.0, 0.1, 0.002, false));
+        assert_eq!((c.aqm.min_que_pkts, c.aqm.max_que_pkts, c.pa, c.aqm.weight, c.aqm.ecn), (10.0, 25.0, 0.1, 0.002, false));
+        assert_eq!(c.aqm.limit_pkts, Some(50));
         assert!(toml::from_str::<RdaFpConfig>("p_a = 0.2").is_err());
     }
 }

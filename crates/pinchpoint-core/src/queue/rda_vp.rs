@@ -18,80 +18,29 @@
 //! `docs/algorithms/rda_vp.md`. A plain `max_p` replaces eq. 2 when given (RED as usually
 //! configured).
 
-use super::rda_fp::{default_max_que, default_mean_pkt, default_min_que, default_weight, AqmCore};
-use super::{BufferLimit, PortInfo, QueueDiscipline, Verdict};
+use super::aqm::{AqmConfig, AqmCore, P0Config};
+use super::{PortInfo, QueueDiscipline, Verdict};
 use crate::net::packet::Packet;
-use crate::scenario::units::Duration;
 use crate::sim::{SimRng, SimTime};
 use serde::{Deserialize, Serialize};
 
-fn default_target_rtt() -> Duration {
-    Duration(100 * crate::sim::PS_PER_MS)
-}
-
 /// Scenario configuration of an RDA/VP queue.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RdaVpConfig {
-    /// MinQue, packets. Default 10 (s4.1).
-    #[serde(default = "default_min_que")]
-    pub min_que_pkts: f64,
-    /// MaxQue, packets. Default 25 (s4.1).
-    #[serde(default = "default_max_que")]
-    pub max_que_pkts: f64,
-    /// P0 given directly (RED's max_p). When absent, P0 comes from eq. 2.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub max_p: Option<f64>,
-    /// R of eq. 2: the target round-trip time of the TCP connections. Default 100 ms.
-    #[serde(default = "default_target_rtt")]
-    pub target_rtt: Duration,
-    /// BW of eq. 2, packets per second. Default: port rate / (8 * mean_pkt_bytes).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub bw_pps: Option<f64>,
-    /// Averaging weight w of QueAvg. Default 0.002 (ns-2 RED q_weight_).
-    #[serde(default = "default_weight")]
-    pub weight: f64,
-    /// Mark ECN-capable (ECT) packets with CE instead of dropping them between the thresholds.
-    #[serde(default)]
-    pub ecn: bool,
-    /// Mean packet size, bytes: sets the default BW and ages the average over idle periods.
-    /// Default 1000.
-    #[serde(default = "default_mean_pkt")]
-    pub mean_pkt_bytes: u32,
-    /// Buffer limit (packets and/or bytes). With neither given the buffer holds 100 packets.
+    /// The fields every seed-001 policy shares (thresholds, average, ECN, buffer; see
+    /// [`AqmConfig`]).
     #[serde(flatten)]
-    pub limit: BufferLimit,
-}
-
-impl Default for RdaVpConfig {
-    fn default() -> Self {
-        RdaVpConfig {
-            min_que_pkts: default_min_que(),
-            max_que_pkts: default_max_que(),
-            max_p: None,
-            target_rtt: default_target_rtt(),
-            bw_pps: None,
-            weight: default_weight(),
-            ecn: false,
-            mean_pkt_bytes: default_mean_pkt(),
-            limit: BufferLimit::default(),
-        }
-    }
+    pub aqm: AqmConfig,
+    /// P0: `max_p`, or eq. 2 from `target_rtt` and `bw_pps` (see [`P0Config`]).
+    #[serde(flatten)]
+    pub p0: P0Config,
 }
 
 impl RdaVpConfig {
     /// P0: `max_p` if given, else eq. 2 with R in seconds and BW in packets/s, clamped to [0, 1].
     pub fn p0(&self, port: PortInfo) -> f64 {
-        if let Some(p) = self.max_p {
-            return p.clamp(0.0, 1.0);
-        }
-        let bw = self.bw_pps.unwrap_or(port.rate_bps as f64 / (8.0 * self.mean_pkt_bytes.max(1) as f64));
-        let r = self.target_rtt.secs();
-        if r <= 0.0 || bw <= 0.0 {
-            return 1.0;
-        }
-        // s3.3 eq. 2.
-        (1.225 / (r * bw.sqrt())).clamp(0.0, 1.0)
+        self.p0.p0(port, self.aqm.mean_pkt_bytes)
     }
 }
 
@@ -115,7 +64,7 @@ impl RdaVp {
     /// Builds an RDA/VP queue from its configuration.
     pub fn new(cfg: &RdaVpConfig, port: PortInfo) -> Self {
         RdaVp {
-            core: AqmCore::new(cfg.limit, cfg.min_que_pkts, cfg.max_que_pkts, cfg.weight, cfg.mean_pkt_bytes, cfg.ecn, port),
+            core: AqmCore::new(&cfg.aqm, port),
             p0: cfg.p0(port),
         }
     }
@@ -154,6 +103,7 @@ mod tests {
     use super::*;
     use crate::net::packet::Ecn;
     use crate::queue::DropReason;
+    use crate::scenario::units::Duration;
     use crate::sim::rng::stream;
 
     fn info() -> PortInfo {
@@ -166,11 +116,13 @@ mod tests {
         let want = 1.225 / (0.1 * 1250f64.sqrt());
         assert!((c.p0(info()) - want).abs() < 1e-12);
         assert!((want - 0.34648).abs() < 1e-4);
-        let c = RdaVpConfig { bw_pps: Some(100.0), target_rtt: Duration(crate::sim::PS_PER_S), ..Default::default() };
+        let p0 = P0Config { bw_pps: Some(100.0), target_rtt: Duration(crate::sim::PS_PER_S), ..Default::default() };
+        let c = RdaVpConfig { p0, ..Default::default() };
         assert!((c.p0(info()) - 0.1225).abs() < 1e-12);
-        let c = RdaVpConfig { max_p: Some(0.1), ..Default::default() };
+        let c = RdaVpConfig { p0: P0Config { max_p: Some(0.1), ..Default::default() }, ..Default::default() };
         assert_eq!(c.p0(info()), 0.1);
-        let tiny = RdaVpConfig { target_rtt: Duration(crate::sim::PS_PER_MS), bw_pps: Some(1.0), ..Default::default() };
+        let p0 = P0Config { target_rtt: Duration(crate::sim::PS_PER_MS), bw_pps: Some(1.0), ..Default::default() };
+        let tiny = RdaVpConfig { p0, ..Default::default() };
         assert_eq!(tiny.p0(info()), 1.0);
     }
 
@@ -183,10 +135,8 @@ mod tests {
 
     fn drop_fraction_at(level: u32, max_p: f64, seed: u64) -> f64 {
         let cfg = RdaVpConfig {
-            max_p: Some(max_p),
-            weight: 1.0,
-            limit: BufferLimit { limit_pkts: Some(1000), limit_bytes: None },
-            ..Default::default()
+            p0: P0Config { max_p: Some(max_p), ..Default::default() },
+            aqm: AqmConfig { weight: 1.0, limit_pkts: Some(1000), ..Default::default() },
         };
         let mut q = RdaVp::new(&cfg, info());
         let mut rng = stream(seed, "t");
@@ -224,7 +174,8 @@ mod tests {
     #[test]
     fn slow_average_keeps_a_burst_from_triggering_drops() {
         // With w = 0.002 a burst of 40 back-to-back packets moves QueAvg by under 2 packets.
-        let cfg = RdaVpConfig { limit: BufferLimit { limit_pkts: Some(50), limit_bytes: None }, ..Default::default() };
+        let aqm = AqmConfig { limit_pkts: Some(50), ..Default::default() };
+        let cfg = RdaVpConfig { aqm, ..Default::default() };
         let mut q = RdaVp::new(&cfg, info());
         let mut rng = stream(2, "t");
         let mut p = Packet { size_bytes: 1000, ..Default::default() };
@@ -236,7 +187,10 @@ mod tests {
 
     #[test]
     fn ecn_marks_ect_packets_in_the_band() {
-        let cfg = RdaVpConfig { max_p: Some(1.0), weight: 1.0, ecn: true, ..Default::default() };
+        let cfg = RdaVpConfig {
+            p0: P0Config { max_p: Some(1.0), ..Default::default() },
+            aqm: AqmConfig { weight: 1.0, ecn: true, ..Default::default() },
+        };
         let mut q = RdaVp::new(&cfg, info());
         let mut rng = stream(2, "t");
         let mut p = Packet { size_bytes: 1000, ecn: Ecn::Ect, ..Default::default() };

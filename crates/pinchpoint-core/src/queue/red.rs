@@ -19,7 +19,7 @@
 //! byte mode: p_a <- p_a size / mean_pkt_bytes                     (1993 s4, ns-2 `bytes_`)
 //! ```
 
-use super::rda::limit_or_default;
+use super::aqm::limit_or_default;
 use super::{BufferLimit, DropReason, PortInfo, QueueDiscipline, Verdict};
 use crate::net::packet::{Ecn, Packet};
 use crate::scenario::units::Bytes;

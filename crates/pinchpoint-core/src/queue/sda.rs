@@ -19,8 +19,8 @@
 //! Windows are closed lazily by the first arrival after their end; per-flow state is a few
 //! vectors indexed by the dense flow index.
 
-use super::rda_fp::{default_max_que, default_mean_pkt, default_min_que, default_weight, AqmCore};
-use super::{BufferLimit, DropReason, PortInfo, QueueDiscipline, Verdict};
+use super::aqm::{exceeds, AqmConfig, AqmCore};
+use super::{DropReason, PortInfo, QueueDiscipline, Verdict};
 use crate::net::packet::Packet;
 use crate::scenario::units::Duration;
 use crate::sim::{SimRng, SimTime, PS_PER_S};
@@ -38,8 +38,9 @@ pub struct FlowWindows {
     pub window_ps: SimTime,
     /// End of the current window, ps.
     pub window_end: SimTime,
-    /// Bytes accepted from each flow in the current window.
-    pub accepted_bytes: Vec<u64>,
+    /// Bytes counted for each flow in the current window (accepted or arriving, as the policy
+    /// chooses).
+    pub counted_bytes: Vec<u64>,
     /// Whether each flow offered at least one packet in the current window.
     pub seen: Vec<bool>,
 }
@@ -48,7 +49,7 @@ impl FlowWindows {
     /// Windows of `window_ps` starting at time 0.
     pub fn new(window_ps: SimTime) -> Self {
         let window_ps = window_ps.max(1);
-        FlowWindows { window_ps, window_end: window_ps, accepted_bytes: Vec::new(), seen: Vec::new() }
+        FlowWindows { window_ps, window_end: window_ps, counted_bytes: Vec::new(), seen: Vec::new() }
     }
     /// Makes room for flow `f` (and all below it); returns its index.
     #[inline]
@@ -56,7 +57,7 @@ impl FlowWindows {
         let f = f as usize;
         if f >= self.seen.len() {
             self.seen.resize(f + 1, false);
-            self.accepted_bytes.resize(f + 1, 0);
+            self.counted_bytes.resize(f + 1, 0);
         }
         f
     }
@@ -72,7 +73,7 @@ impl FlowWindows {
     /// Starts a fresh window after `elapsed` windows have been closed by the caller.
     pub fn reset(&mut self, elapsed: u64) {
         self.window_end += elapsed * self.window_ps;
-        self.accepted_bytes.iter_mut().for_each(|b| *b = 0);
+        self.counted_bytes.iter_mut().for_each(|b| *b = 0);
         self.seen.iter_mut().for_each(|s| *s = false);
     }
     /// Number of flows that offered a packet in the current window.
@@ -82,7 +83,7 @@ impl FlowWindows {
     /// A flow's rate in the current window, bit/s.
     #[inline]
     pub fn rate_bps(&self, f: usize) -> f64 {
-        self.accepted_bytes[f] as f64 * 8.0 * PS_PER_S as f64 / self.window_ps as f64
+        self.counted_bytes[f] as f64 * 8.0 * PS_PER_S as f64 / self.window_ps as f64
     }
 }
 
@@ -97,35 +98,33 @@ pub struct SdaConfig {
     /// flows active in the last window.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fair_share_bps: Option<f64>,
-    /// MinQue: the port is congested while QueAvg exceeds it, packets. Default 10 (s4.1).
-    #[serde(default = "default_min_que")]
-    pub min_que_pkts: f64,
-    /// MaxQue, packets (kept for symmetry with the other schemes; SDA drops only by flow).
-    /// Default 25.
-    #[serde(default = "default_max_que")]
-    pub max_que_pkts: f64,
-    /// Averaging weight w of QueAvg. Default 0.002 (ns-2 RED q_weight_).
-    #[serde(default = "default_weight")]
-    pub weight: f64,
-    /// Packet size used to age the average over idle periods, bytes. Default 1000.
-    #[serde(default = "default_mean_pkt")]
-    pub mean_pkt_bytes: u32,
-    /// Buffer limit (packets and/or bytes). With neither given the buffer holds 100 packets.
+    /// The fields every seed-001 policy shares (see [`AqmConfig`]). SDA uses MinQue (congestion:
+    /// QueAvg exceeds it), the average and the buffer; it has no probabilistic band, so MaxQue
+    /// plays no part and `ecn = true` is refused.
     #[serde(flatten)]
-    pub limit: BufferLimit,
+    pub aqm: AqmConfig,
 }
 
 impl Default for SdaConfig {
     fn default() -> Self {
-        SdaConfig {
-            window: default_window(),
-            fair_share_bps: None,
-            min_que_pkts: default_min_que(),
-            max_que_pkts: default_max_que(),
-            weight: default_weight(),
-            mean_pkt_bytes: default_mean_pkt(),
-            limit: BufferLimit::default(),
+        SdaConfig { window: default_window(), fair_share_bps: None, aqm: AqmConfig::default() }
+    }
+}
+
+impl SdaConfig {
+    /// Range checks: `Err((field, expectation))` for the first bad field.
+    pub fn check(&self) -> Result<(), (&'static str, &'static str)> {
+        self.aqm.check()?;
+        if self.window.0 == 0 {
+            return Err(("window", "expected a positive value"));
         }
+        if self.fair_share_bps.is_some_and(|b| !(b > 0.0)) {
+            return Err(("fair_share_bps", "expected a positive value"));
+        }
+        if self.aqm.ecn {
+            return Err(("ecn", "expected false: SDA only drops by flow and never marks"));
+        }
+        Ok(())
     }
 }
 
@@ -143,7 +142,7 @@ impl Sda {
     /// Builds an SDA queue from its configuration.
     pub fn new(cfg: &SdaConfig, port: PortInfo) -> Self {
         Sda {
-            core: AqmCore::new(cfg.limit, cfg.min_que_pkts, cfg.max_que_pkts, cfg.weight, cfg.mean_pkt_bytes, false, port),
+            core: AqmCore::new(&cfg.aqm, port),
             win: FlowWindows::new(cfg.window.0),
             high: Vec::new(),
             fair_share_bps: cfg.fair_share_bps,
@@ -182,12 +181,12 @@ impl QueueDiscipline for Sda {
         self.win.seen[f] = true;
         let avg = self.core.average(now);
         // s3.5: under congestion, throw away only the high-bandwidth flows' packets (RDA on them).
-        if avg > self.core.min_que && self.high.get(f).copied().unwrap_or(false) {
+        if exceeds(avg, self.core.min_que) && self.high.get(f).copied().unwrap_or(false) {
             return Verdict::Dropped(DropReason::Policy);
         }
         let v = self.core.admit(id, pkt, None);
         if v != Verdict::Dropped(DropReason::Overflow) {
-            self.win.accepted_bytes[f] += pkt.size_bytes as u64;
+            self.win.counted_bytes[f] += pkt.size_bytes as u64;
         }
         v
     }
@@ -221,11 +220,11 @@ mod tests {
         assert_eq!(w.due(350 * PS_PER_MS), 3);
         let f = w.slot(7);
         assert_eq!((f, w.seen.len()), (7, 8));
-        w.accepted_bytes[7] = 1250;
+        w.counted_bytes[7] = 1250;
         assert_eq!(w.rate_bps(7), 100_000.0);
         w.reset(3);
         assert_eq!(w.window_end, 400 * PS_PER_MS);
-        assert_eq!(w.accepted_bytes[7], 0);
+        assert_eq!(w.counted_bytes[7], 0);
     }
 
     /// Feeds `pkts_per_window` packets of 1000 B per window for flows 0 (heavy) and 1 (light),
@@ -233,9 +232,8 @@ mod tests {
     #[test]
     fn drops_only_the_flow_above_the_fair_share_under_congestion() {
         let cfg = SdaConfig {
-            weight: 1.0,
             window: Duration(100 * PS_PER_MS),
-            limit: BufferLimit { limit_pkts: Some(1000), limit_bytes: None },
+            aqm: AqmConfig { weight: 1.0, limit_pkts: Some(1000), ..Default::default() },
             ..Default::default()
         };
         let mut q = Sda::new(&cfg, info());
