@@ -44,7 +44,7 @@ use super::rda_vp::{variable_probability, RdaVpConfig};
 use super::sda::{default_window, FlowWindows};
 use super::{BufferLimit, DropReason, PortInfo, QueueDiscipline, Verdict};
 use crate::net::packet::Packet;
-use crate::scenario::units::Duration;
+use crate::sim::units::Duration;
 use crate::sim::{SimRng, SimTime};
 use serde::{Deserialize, Serialize};
 
@@ -250,6 +250,32 @@ impl QueueDiscipline for Isda {
     }
     fn len_bytes(&self) -> u64 {
         self.core.fifo.len_bytes()
+    }
+}
+
+impl crate::registry::Validate for IsdaConfig {
+    fn validate(&self) -> Result<(), crate::registry::FieldError> {
+        use crate::registry::{check_f64, check_f64_above, FieldError};
+        super::check_average(self.min_que_pkts, self.max_que_pkts, self.weight, self.mean_pkt_bytes)?;
+        check_f64_above("alpha_sta", self.alpha_sta, 0.0, 1.0)?;
+        check_f64_above("alpha_lta", self.alpha_lta, 0.0, 1.0)?;
+        check_f64_above("burst_ratio", self.burst_ratio, 0.0, 1e9)?;
+        if self.window.0 == 0 {
+            return Err(FieldError::new("window", "expected a positive duration"));
+        }
+        if self.target_rtt.0 == 0 {
+            return Err(FieldError::new("target_rtt", "expected a positive duration"));
+        }
+        if let Some(p) = self.max_p {
+            check_f64("max_p", p, 0.0, 1.0)?;
+        }
+        if let Some(f) = self.fair_share_bps {
+            check_f64_above("fair_share_bps", f, 0.0, 1e15)?;
+        }
+        if let Some(b) = self.bw_pps {
+            check_f64_above("bw_pps", b, 0.0, 1e12)?;
+        }
+        self.limit.validate()
     }
 }
 

@@ -43,11 +43,7 @@ impl Default for RdaConfig {
 
 /// Fills in the 100-packet default when a config gives no limit at all.
 pub(crate) fn limit_or_default(limit: BufferLimit) -> BufferLimit {
-    let mut l = limit;
-    if l.limit_pkts.is_none() && l.limit_bytes.is_none() {
-        l.limit_pkts = Some(100);
-    }
-    l
+    limit.or_default()
 }
 
 /// An RDA queue: a FIFO that refuses arrivals while it holds `threshold_pkts` or more.
@@ -87,6 +83,12 @@ impl QueueDiscipline for Rda {
     }
     fn len_bytes(&self) -> u64 {
         self.fifo.len_bytes()
+    }
+}
+
+impl crate::registry::Validate for RdaConfig {
+    fn validate(&self) -> Result<(), crate::registry::FieldError> {
+        self.limit.validate()
     }
 }
 

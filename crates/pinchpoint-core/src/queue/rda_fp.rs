@@ -328,6 +328,14 @@ pub fn check_drop_policy(q: &super::QueueConfig) -> Result<(), (&'static str, &'
     }
 }
 
+impl crate::registry::Validate for RdaFpConfig {
+    fn validate(&self) -> Result<(), crate::registry::FieldError> {
+        super::check_average(self.min_que_pkts, self.max_que_pkts, self.weight, self.mean_pkt_bytes)?;
+        crate::registry::check_f64("pa", self.pa, 0.0, 1.0)?;
+        self.limit.validate()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -21,7 +21,7 @@
 use super::rda_fp::{default_max_que, default_mean_pkt, default_min_que, default_weight, AqmCore};
 use super::{BufferLimit, PortInfo, QueueDiscipline, Verdict};
 use crate::net::packet::Packet;
-use crate::scenario::units::Duration;
+use crate::sim::units::Duration;
 use crate::sim::{SimRng, SimTime};
 use serde::{Deserialize, Serialize};
 
@@ -146,6 +146,23 @@ impl QueueDiscipline for RdaVp {
     }
     fn len_bytes(&self) -> u64 {
         self.core.fifo.len_bytes()
+    }
+}
+
+impl crate::registry::Validate for RdaVpConfig {
+    fn validate(&self) -> Result<(), crate::registry::FieldError> {
+        use crate::registry::{check_f64, check_f64_above, FieldError};
+        super::check_average(self.min_que_pkts, self.max_que_pkts, self.weight, self.mean_pkt_bytes)?;
+        if let Some(p) = self.max_p {
+            check_f64("max_p", p, 0.0, 1.0)?;
+        }
+        if let Some(b) = self.bw_pps {
+            check_f64_above("bw_pps", b, 0.0, 1e12)?;
+        }
+        if self.target_rtt.0 == 0 {
+            return Err(FieldError::new("target_rtt", "expected a positive duration"));
+        }
+        self.limit.validate()
     }
 }
 

@@ -22,7 +22,7 @@
 use super::rda_fp::{default_max_que, default_mean_pkt, default_min_que, default_weight, AqmCore};
 use super::{BufferLimit, DropReason, PortInfo, QueueDiscipline, Verdict};
 use crate::net::packet::Packet;
-use crate::scenario::units::Duration;
+use crate::sim::units::Duration;
 use crate::sim::{SimRng, SimTime, PS_PER_S};
 use serde::{Deserialize, Serialize};
 
@@ -200,6 +200,20 @@ impl QueueDiscipline for Sda {
     }
     fn len_bytes(&self) -> u64 {
         self.core.fifo.len_bytes()
+    }
+}
+
+impl crate::registry::Validate for SdaConfig {
+    fn validate(&self) -> Result<(), crate::registry::FieldError> {
+        use crate::registry::{check_f64_above, FieldError};
+        super::check_average(self.min_que_pkts, self.max_que_pkts, self.weight, self.mean_pkt_bytes)?;
+        if self.window.0 == 0 {
+            return Err(FieldError::new("window", "expected a positive duration"));
+        }
+        if let Some(f) = self.fair_share_bps {
+            check_f64_above("fair_share_bps", f, 0.0, 1e15)?;
+        }
+        self.limit.validate()
     }
 }
 
