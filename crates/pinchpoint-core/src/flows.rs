@@ -93,11 +93,15 @@ pub struct Flow {
     pub done: bool,
 }
 
-/// The shaper of a flow holds more packets than its bound.
-#[derive(Clone, Copy, Debug)]
-pub struct ShaperOverflow {
-    /// The bound that was exceeded, packets.
-    pub max_held_pkts: usize,
+/// What [`Flow::admit`] decided about a packet the transport sent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Admit {
+    /// The packet enters the network now.
+    Send,
+    /// The shaper holds it.
+    Held,
+    /// The shaper already holds its bound (`simulation.max_shaper_pkts`): the run must stop.
+    ShaperFull(usize),
 }
 
 impl Flow {
@@ -109,7 +113,7 @@ impl Flow {
     }
 
     /// Pushes heap events for timers the transport armed earlier than what the heap holds.
-    #[inline]
+    #[inline(always)]
     pub fn push_timers(&mut self, f: u32, events: &mut EventQueue) {
         for k in 0..TIMER_SLOTS {
             let dl = self.timers.deadline[k];
@@ -132,7 +136,7 @@ impl Flow {
     }
 
     /// Resolves a timer event of slot `slot` firing at `now`.
-    #[inline]
+    #[inline(always)]
     pub fn fire_timer(&mut self, f: u32, slot: u8, now: SimTime, events: &mut EventQueue) -> TimerAction {
         let k = slot as usize;
         if self.timers.pending[k] != now {
@@ -162,9 +166,9 @@ impl Flow {
     }
 
     /// Stamps a packet the transport of flow `f` sent, counts it, and passes it through the
-    /// shaper. Returns the packet if it enters the network now; `Ok(None)` if the shaper holds it.
-    #[inline]
-    pub fn admit(&mut self, f: u32, mut pkt: Packet, dir: Direction, now: SimTime, events: &mut EventQueue) -> Result<Option<Packet>, ShaperOverflow> {
+    /// shaper (which keeps a copy when it holds the packet back).
+    #[inline(always)]
+    pub fn admit(&mut self, f: u32, pkt: &mut Packet, dir: Direction, now: SimTime, events: &mut EventQueue) -> Admit {
         pkt.flow = f;
         pkt.hop = 0;
         if pkt.priority == 0 {
@@ -182,15 +186,15 @@ impl Flow {
                 if let Some(sh) = self.shaper.as_mut() {
                     if !sh.held.is_empty() {
                         if sh.held.len() >= sh.max_held_pkts {
-                            return Err(ShaperOverflow { max_held_pkts: sh.max_held_pkts });
+                            return Admit::ShaperFull(sh.max_held_pkts);
                         }
-                        sh.held.push_back(pkt);
-                        return Ok(None);
+                        sh.held.push_back(*pkt);
+                        return Admit::Held;
                     }
                     if let Err(ready) = sh.bucket.try_take(now, pkt.size_bytes) {
-                        sh.held.push_back(pkt);
+                        sh.held.push_back(*pkt);
                         self.timers.arm(f, TIMER_SHAPER, ready, events);
-                        return Ok(None);
+                        return Admit::Held;
                     }
                 }
             }
@@ -199,7 +203,7 @@ impl Flow {
                 self.stats.rev_sent_pkts += 1;
             }
         }
-        Ok(Some(pkt))
+        Admit::Send
     }
 
     /// The next held packet the shaper lets go at `now`, if any; arms the shaper timer when the

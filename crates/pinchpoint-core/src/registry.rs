@@ -1,48 +1,223 @@
-//! Helpers for the one-line registries of algorithms.
+//! The one registry macro every algorithm family uses (congestion controllers, queue
+//! disciplines, port hooks, receiver policies), and the validation contract of their configs.
+//!
+//! A family declares its config enum, its runtime enum, what a constructor is given, and a small
+//! dispatch macro for its trait; each algorithm is then one line:
+//! `"name" => Variant(Type, ConfigType)`. The macro generates the scenario-facing config enum
+//! (written as a bare name or a table with `kind`; errors inside the table keep their field
+//! path), the list of names, `validate()` dispatch to each config's [`Validate`] impl, and
+//! `build()`.
 
-/// Lets a config enum tagged by `kind` also be written as a bare string naming the kind, so that
-/// `cc = "newreno"` and `cc = { kind = "aimd", a = 1, b = 0.5 }` both work, with serde's field-path
-/// errors kept for the table form. `$ty` must be `#[serde(tag = "kind")]`-compatible through the
-/// private twin `$tagged` that the registry macro generates.
+use serde::de::{DeserializeOwned, Error as _};
+use serde::Deserializer;
+
+/// Separates a field path carried inside an error message from the message (see
+/// [`split_inner_path`]). Serde's internally tagged enums lose the path of an error inside the
+/// table; the registry deserialiser puts it in the message and the scenario reader moves it back.
+pub const PATH_MARK: char = '\u{1f}';
+
+/// Splits `\u{1f}path\u{1f}message` (possibly repeated for nested tables) into the inner path
+/// and the message.
+pub fn split_inner_path(msg: &str) -> (String, String) {
+    let mut path = String::new();
+    let mut rest = msg;
+    // The mark may follow a prefix (a TOML position); keep the prefix out of the path.
+    let mut prefix = "";
+    if let Some(i) = rest.find(PATH_MARK) {
+        prefix = &rest[..i];
+        rest = &rest[i..];
+    }
+    while let Some(r) = rest.strip_prefix(PATH_MARK) {
+        let Some(end) = r.find(PATH_MARK) else { break };
+        let p = &r[..end];
+        if !p.is_empty() {
+            if !path.is_empty() && !p.starts_with('[') {
+                path.push('.');
+            }
+            path.push_str(p);
+        }
+        rest = &r[end + PATH_MARK.len_utf8()..];
+    }
+    (path, format!("{prefix}{rest}"))
+}
+
+/// Reads a registry entry: a bare name, or a table whose `kind` names the algorithm. Returns the
+/// name and the rest of the table.
+pub fn split_kind<'de, D: Deserializer<'de>>(d: D, kinds: &[&str]) -> Result<(String, serde_json::Value), D::Error> {
+    use serde::Deserialize;
+    let v = serde_json::Value::deserialize(d)?;
+    let (kind, rest) = match v {
+        serde_json::Value::String(s) => (s, serde_json::Value::Object(Default::default())),
+        serde_json::Value::Object(mut m) => match m.remove("kind") {
+            Some(serde_json::Value::String(k)) => (k, serde_json::Value::Object(m)),
+            Some(other) => return Err(D::Error::custom(format!("{PATH_MARK}kind{PATH_MARK}expected a name, got {other}"))),
+            None => return Err(D::Error::custom("missing field `kind`")),
+        },
+        other => return Err(D::Error::custom(format!("expected a name (one of {kinds:?}) or a table with `kind`, got {other}"))),
+    };
+    if !kinds.contains(&kind.as_str()) {
+        let list: Vec<String> = kinds.iter().map(|k| format!("`{k}`")).collect();
+        return Err(D::Error::custom(format!("{PATH_MARK}kind{PATH_MARK}unknown variant `{kind}`, expected one of {}", list.join(", "))));
+    }
+    Ok((kind, rest))
+}
+
+/// Deserialises one algorithm's config from the rest of its table, keeping the field path of
+/// an error in the message (see [`PATH_MARK`]).
+pub fn de_with_path<T: DeserializeOwned, E: serde::de::Error>(v: serde_json::Value) -> Result<T, E> {
+    serde_path_to_error::deserialize(v).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner().to_string();
+        if path.is_empty() || path == "." {
+            E::custom(inner)
+        } else {
+            E::custom(format!("{PATH_MARK}{path}{PATH_MARK}{inner}"))
+        }
+    })
+}
+
+/// Generates a family's config enum, runtime enum, name list, `validate`, `build` and trait
+/// dispatch (through the family's `$dispatch!` macro, called with the runtime enum and the
+/// variants). One line per algorithm: `"name" => Variant(Type, ConfigType)`.
 #[macro_export]
-macro_rules! string_or_table {
-    ($ty:ident, $tagged:ident, $names:expr) => {
-        impl<'de> serde::Deserialize<'de> for $ty {
-            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                struct V;
-                impl<'de> serde::de::Visitor<'de> for V {
-                    type Value = $ty;
-                    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                        write!(f, "a name (one of {:?}) or a table with `kind`", $names)
-                    }
-                    fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<$ty, E> {
-                        use serde::de::IntoDeserializer;
-                        let map: std::collections::BTreeMap<&str, &str> = [("kind", s)].into_iter().collect();
-                        let t: Result<$tagged, serde::de::value::Error> =
-                            serde::Deserialize::deserialize(map.into_deserializer());
-                        t.map($ty::from).map_err(|e| E::custom(e.to_string()))
-                    }
-                    fn visit_map<M: serde::de::MapAccess<'de>>(self, m: M) -> Result<$ty, M::Error> {
-                        let t: $tagged = serde::Deserialize::deserialize(serde::de::value::MapAccessDeserializer::new(m))?;
-                        Ok($ty::from(t))
-                    }
-                }
-                d.deserialize_any(V)
+macro_rules! algorithm_registry {
+    (
+        $(#[$cmeta:meta])* config $Config:ident;
+        $(#[$ameta:meta])* runtime $Any:ident;
+        $(#[$kmeta:meta])* kinds $KINDS:ident;
+        init $init:ty;
+        dispatch $dispatch:ident;
+        $( $name:literal => $variant:ident($ty:ty, $cfg:ty) ),* $(,)?
+    ) => {
+        $(#[$cmeta])*
+        #[derive(Clone, Debug, PartialEq, serde::Serialize)]
+        #[serde(tag = "kind")]
+        pub enum $Config {
+            $( #[doc = $name] #[serde(rename = $name)] $variant($cfg), )*
+        }
+
+        $(#[$kmeta])*
+        pub const $KINDS: &[&str] = &[$($name),*];
+
+        $(#[$ameta])*
+        pub enum $Any {
+            $( #[doc = $name] $variant($ty), )*
+        }
+
+        impl $Any {
+            /// Builds the algorithm `cfg` describes; `cfg` must have passed `validate`.
+            pub fn build(cfg: &$Config, init: $init) -> Self {
+                match cfg { $( $Config::$variant(c) => $Any::$variant(<$ty>::new(c, init)), )* }
             }
         }
 
-        impl schemars::JsonSchema for $ty {
+        impl $Config {
+            /// The name written in `kind`.
+            pub fn kind(&self) -> &'static str {
+                match self { $( $Config::$variant(_) => $name, )* }
+            }
+            /// Checks the parameters: the config's own [`$crate::registry::Validate`] impl.
+            pub fn validate(&self) -> Result<(), $crate::registry::FieldError> {
+                match self { $( $Config::$variant(c) => $crate::registry::Validate::validate(c), )* }
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for $Config {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let (kind, rest) = $crate::registry::split_kind(d, $KINDS)?;
+                $( if kind == $name {
+                    return $crate::registry::de_with_path::<$cfg, D::Error>(rest).map($Config::$variant);
+                } )*
+                unreachable!("split_kind checked the name")
+            }
+        }
+
+        impl schemars::JsonSchema for $Config {
             fn schema_name() -> std::borrow::Cow<'static, str> {
-                stringify!($ty).into()
+                stringify!($Config).into()
             }
             fn json_schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
-                let table = g.subschema_for::<$tagged>();
-                let names: Vec<&str> = $names.to_vec();
+                #[derive(schemars::JsonSchema)]
+                #[serde(tag = "kind")]
+                #[allow(dead_code)]
+                enum Tagged {
+                    $( #[serde(rename = $name)] $variant($cfg), )*
+                }
+                let table = <Tagged as schemars::JsonSchema>::json_schema(g);
+                let names: Vec<&str> = $KINDS.to_vec();
                 schemars::json_schema!({
                     "description": "A name, or a table with `kind` and the parameters.",
                     "anyOf": [ { "type": "string", "enum": names }, table ]
                 })
             }
         }
+
+        $dispatch!($Any, $($variant),*);
     };
+}
+
+/// A problem with one field of an algorithm's configuration. `field` is relative to the
+/// configuration table (`alpha`, `limit.limit_pkts`); the scenario validator prefixes where the
+/// table sits (`links[3].hooks[0]`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct FieldError {
+    /// Field path inside the configuration table.
+    pub field: String,
+    /// What is wrong and what was expected.
+    pub message: String,
+}
+
+impl FieldError {
+    /// A problem with `field`.
+    pub fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
+        FieldError { field: field.into(), message: message.into() }
+    }
+}
+
+/// Checks of an algorithm's configuration that its types cannot express (ranges, relations
+/// between fields). Every config in a registry implements it; constructors may then assume a
+/// validated configuration and never panic on user input. The default accepts everything: a
+/// config without numeric fields writes `impl Validate for XConfig {}`.
+pub trait Validate {
+    /// Ok, or the first field that is out of range.
+    fn validate(&self) -> Result<(), FieldError> {
+        Ok(())
+    }
+}
+
+/// `v` must be a finite number in `[lo, hi]`.
+pub fn check_f64(field: &str, v: f64, lo: f64, hi: f64) -> Result<(), FieldError> {
+    if v.is_finite() && v >= lo && v <= hi {
+        Ok(())
+    } else {
+        Err(FieldError::new(field, format!("expected a number from {lo} to {hi}, got {v}")))
+    }
+}
+
+/// `v` must be a finite number in `(lo, hi]` (`lo` excluded).
+pub fn check_f64_above(field: &str, v: f64, lo: f64, hi: f64) -> Result<(), FieldError> {
+    if v.is_finite() && v > lo && v <= hi {
+        Ok(())
+    } else {
+        Err(FieldError::new(field, format!("expected a number above {lo} and at most {hi}, got {v}")))
+    }
+}
+
+/// `v` must be a finite number in `(lo, hi)` (both ends excluded).
+pub fn check_f64_open(field: &str, v: f64, lo: f64, hi: f64) -> Result<(), FieldError> {
+    if v.is_finite() && v > lo && v < hi {
+        Ok(())
+    } else {
+        Err(FieldError::new(field, format!("expected a number strictly between {lo} and {hi}, got {v}")))
+    }
+}
+
+/// `v` must be an integer in `[lo, hi]`.
+pub fn check_int<T: Into<u64> + Copy>(field: &str, v: T, lo: u64, hi: u64) -> Result<(), FieldError> {
+    let x: u64 = v.into();
+    if x >= lo && x <= hi {
+        Ok(())
+    } else {
+        Err(FieldError::new(field, format!("expected an integer from {lo} to {hi}, got {x}")))
+    }
 }

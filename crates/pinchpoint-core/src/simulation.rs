@@ -2,7 +2,7 @@
 //! Ports do their own work (`net::port`), flows theirs (`flows`), result tables are built in
 //! `metrics::results`; the engine moves packets between them and routes what they emit.
 
-use crate::flows::{Flow, TimerAction};
+use crate::flows::{Admit, Flow, TimerAction};
 use crate::metrics::{PacketTrace, QueueTrace, Series};
 use crate::net::port::{Admission, PortEnv};
 use crate::net::routing::{RouteArena, RouteRule};
@@ -287,13 +287,13 @@ impl Simulation {
         let now = self.now;
         let mut out = std::mem::take(&mut self.out);
         self.flows[f].call_transport(now, &mut out, call);
-        for &(pkt, dir) in out.iter() {
-            match self.flows[f].admit(f as u32, pkt, dir, now, &mut self.queue) {
-                Ok(Some(pkt)) => self.inject(pkt),
-                Ok(None) => {}
-                Err(o) => self.fail(format!(
-                    "the shaper of flow '{}' holds more than {} packets (simulation.max_shaper_pkts): its source is faster than its shaper",
-                    self.flows[f].name, o.max_held_pkts
+        for (pkt, dir) in out.iter_mut() {
+            match self.flows[f].admit(f as u32, pkt, *dir, now, &mut self.queue) {
+                Admit::Send => self.inject(*pkt),
+                Admit::Held => {}
+                Admit::ShaperFull(max) => self.fail(format!(
+                    "the shaper of flow '{}' holds more than {max} packets (simulation.max_shaper_pkts): its source is faster than its shaper",
+                    self.flows[f].name
                 )),
             }
         }
@@ -379,5 +379,27 @@ mod tests {
         eprintln!("Flow {flow} B, TcpConnection {tcp} B, FlowStats {} B", std::mem::size_of::<FlowStats>());
         // A flow that has not started holds its struct, its boxed TCP state and its name.
         assert!(flow + tcp + 16 < 1024, "{} bytes", flow + tcp + 16);
+    }
+
+    #[test]
+    fn a_control_packet_a_hook_emits_travels_from_its_router_back_to_the_source() {
+        let text = "[simulation]\nduration = \"1s\"\n\
+            [[nodes]]\nname = \"a\"\n[[nodes]]\nname = \"r\"\nkind = \"router\"\n[[nodes]]\nname = \"b\"\n\
+            [[links]]\na = \"a\"\nb = \"r\"\nrate = \"10Mbps\"\ndelay = \"5ms\"\n\
+            [[links]]\na = \"r\"\nb = \"b\"\nrate = \"1Mbps\"\ndelay = \"5ms\"\n\
+            [[flows]]\nname = \"u\"\nsrc = \"a\"\ndst = \"b\"\ntransport = \"udp\"\n\
+            workload = { kind = \"cbr\", rate = \"100kbps\", packet_size = \"100B\" }\n";
+        let mut sim = crate::load_toml(text, "t.toml", None).unwrap();
+        sim.run_until(crate::sim::PS_PER_S / 2);
+        let r_node = sim.nodes.iter().position(|n| n.name == "r").unwrap() as u32;
+        // What a hook's HookCtx::send_to_source leaves for the engine.
+        let quench = Packet { flow: 0, kind: PacketKind::Control, size_bytes: 40, sent_at: sim.now, ..Default::default() };
+        sim.hook_out.push(HookEmit { node: r_node, pkt: quench });
+        sim.route_hook_packets();
+        sim.run();
+        let back = sim.ports.iter().find(|p| p.name == "r->a").unwrap();
+        assert_eq!(back.stats.tx_pkts, 1, "the quench left r toward a");
+        let fs = &sim.flows[0].stats;
+        assert_eq!((fs.rev_sent_pkts, fs.rev_delivered_pkts), (1, 1), "and reached the source");
     }
 }

@@ -56,3 +56,20 @@ fn a_shaper_slower_than_its_source_stops_the_run_at_its_bound() {
     let e = sim.error().expect("shaper bound reached");
     assert!(e.contains("simulation.max_shaper_pkts") && e.contains("'u'"), "{e}");
 }
+
+#[test]
+fn packets_held_by_a_shaper_are_counted_so_a_shaped_flow_conserves_packets() {
+    // 2 Mbit/s of datagrams into a 1 Mbit/s shaper: the shaper holds a growing backlog.
+    let text = saturated_link("3.0005s", "")
+        .replace("rate = \"1Mbps\"", "rate = \"100Mbps\"")
+        .replace("packet_size = \"1500B\" }", "packet_size = \"1500B\" }\nshaper = { rate = \"1Mbps\", bucket = \"1500B\" }");
+    let mut sim = load_toml(&text, "t.toml", None).unwrap();
+    sim.run();
+    let r = sim.results();
+    let f = &r.flows;
+    let held = f.u64s("shaper_held_pkts")[0];
+    assert!(held > 200, "held {held}");
+    let sent = f.u64s("sent_pkts")[0];
+    let accounted = f.u64s("delivered_pkts")[0] + f.u64s("lost_pkts")[0] + f.u64s("in_network_pkts")[0] + held;
+    assert_eq!(sent, accounted);
+}

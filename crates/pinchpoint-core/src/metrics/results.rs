@@ -126,6 +126,7 @@ impl Results {
             "ack_pkts": U64 => |x| x.f.stats.rev_sent_pkts,
             "ack_lost_pkts": U64 => |x| x.f.stats.rev_dropped_pkts,
             "in_network_pkts": U64 => |x| x.in_network,
+            "shaper_held_pkts": U64 => |x| x.f.shaper_held_pkts(),
             "efficiency": F64 => |x| x.efficiency(),
             "timeouts": U64 => |x| x.r.timeouts,
             "fast_retx": U64 => |x| x.r.fast_retx,

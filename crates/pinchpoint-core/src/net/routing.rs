@@ -123,8 +123,14 @@ impl<'a> Router<'a> {
     }
 
     /// The path from `src` to `dst` as a list of ports, honouring `rules` in force at `t`.
-    /// Errors name the node where the path breaks or loops.
-    pub fn path(&mut self, src: u32, dst: u32, rules: &[RouteRule], t: SimTime) -> Result<Vec<u32>, String> {
+    /// Errors name the node where the path breaks or loops, and for a loop the explicit rule
+    /// (index into `rules`) last followed into it.
+    pub fn path(&mut self, src: u32, dst: u32, rules: &[RouteRule], t: SimTime) -> Result<Vec<u32>, RouteError> {
+        let mut last_rule = None;
+        self.path_inner(src, dst, rules, t, &mut last_rule).map_err(|message| RouteError { rule: last_rule, message })
+    }
+
+    fn path_inner(&mut self, src: u32, dst: u32, rules: &[RouteRule], t: SimTime, last_rule: &mut Option<usize>) -> Result<Vec<u32>, String> {
         // Root the tree at the destination's gateway when the destination is a single-homed host.
         let dnode = &self.nodes[dst as usize];
         let (root, last_port) = if !dnode.is_router && dnode.ports.len() == 1 {
@@ -149,8 +155,9 @@ impl<'a> Router<'a> {
                 return Ok(path);
             }
             // An explicit rule for (u, dst) in force at t: the latest one wins.
-            let rule = rules.iter().filter(|r| r.node == u && r.dst == dst && r.at <= t).max_by_key(|r| r.at);
-            let p = if let Some(r) = rule {
+            let rule = rules.iter().enumerate().filter(|(_, r)| r.node == u && r.dst == dst && r.at <= t).max_by_key(|(_, r)| r.at);
+            let p = if let Some((k, r)) = rule {
+                *last_rule = Some(k);
                 r.port
             } else if u == root {
                 match last_port {
@@ -177,4 +184,14 @@ impl<'a> Router<'a> {
             u = self.port_ends[p as usize].1;
         }
     }
+}
+
+/// Why no path exists.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RouteError {
+    /// The explicit rule (index into the rules given) last followed before the failure; for a
+    /// loop, the route that closed it.
+    pub rule: Option<usize>,
+    /// What went wrong.
+    pub message: String,
 }

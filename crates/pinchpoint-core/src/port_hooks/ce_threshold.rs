@@ -21,14 +21,12 @@ pub struct CeThresholdConfig {
 #[derive(Debug)]
 pub struct CeThreshold {
     threshold_pkts: u32,
-    /// Packets marked so far.
-    pub marked: u64,
 }
 
 impl CeThreshold {
     /// Builds the hook.
     pub fn new(cfg: &CeThresholdConfig, _rate_bps: u64) -> Self {
-        CeThreshold { threshold_pkts: cfg.threshold_pkts, marked: 0 }
+        CeThreshold { threshold_pkts: cfg.threshold_pkts }
     }
 }
 
@@ -39,10 +37,12 @@ impl PortHook for CeThreshold {
             if pkt.ecn == Ecn::Ect {
                 pkt.ecn = Ecn::Ce;
             }
-            self.marked += 1;
         }
     }
 }
+
+/// Any threshold is meaningful (0 marks every packet).
+impl crate::registry::Validate for CeThresholdConfig {}
 
 #[cfg(test)]
 mod tests {
@@ -58,6 +58,5 @@ mod tests {
         h.on_arrival(&mut p, &view(3), 0);
         assert!(p.ce());
         assert_eq!(p.ecn, Ecn::Ce);
-        assert_eq!(h.marked, 1);
     }
 }

@@ -5,7 +5,7 @@
 use crate::net::packet::Packet;
 use crate::queue::Verdict;
 use crate::sim::SimTime;
-use serde::{Deserialize, Serialize};
+
 
 pub mod ce_threshold;
 pub mod decbit;
@@ -76,56 +76,47 @@ pub trait PortHook {
     fn on_idle(&mut self, _port: &PortView, _now: SimTime) {}
 }
 
-macro_rules! registry {
-    ($( $name:literal => $variant:ident($ty:ty, $cfg:ty) ),* $(,)?) => {
-        /// A port hook as written in a scenario (`{ kind = "...", ... }`).
-        #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-        #[serde(tag = "kind")]
-        pub enum HookConfig {
-            $( #[doc = $name] #[serde(rename = $name)] $variant($cfg), )*
-        }
-        /// A built hook.
-        pub enum AnyHook {
-            $( #[doc = $name] $variant($ty), )*
-        }
-        /// Names accepted in `kind`.
-        pub const HOOK_KINDS: &[&str] = &[$($name),*];
-        impl AnyHook {
-            /// Builds the hook `cfg` describes for a port of `rate_bps`.
-            pub fn build(cfg: &HookConfig, rate_bps: u64) -> Self {
-                match cfg { $( HookConfig::$variant(c) => AnyHook::$variant(<$ty>::new(c, rate_bps)), )* }
-            }
-        }
-        impl PortHook for AnyHook {
+macro_rules! hook_dispatch {
+    ($Any:ident, $($variant:ident),*) => {
+        impl PortHook for $Any {
             #[inline]
             fn on_arrival(&mut self, pkt: &mut Packet, port: &PortView, now: SimTime) {
-                match self { $( AnyHook::$variant(h) => h.on_arrival(pkt, port, now), )* }
+                match self { $( $Any::$variant(h) => h.on_arrival(pkt, port, now), )* }
             }
             #[inline]
             fn on_departure(&mut self, pkt: &mut Packet, port: &PortView, now: SimTime) {
-                match self { $( AnyHook::$variant(h) => h.on_departure(pkt, port, now), )* }
+                match self { $( $Any::$variant(h) => h.on_departure(pkt, port, now), )* }
             }
             #[inline]
             fn on_queue_change(&mut self, port: &PortView, now: SimTime) {
-                match self { $( AnyHook::$variant(h) => h.on_queue_change(port, now), )* }
+                match self { $( $Any::$variant(h) => h.on_queue_change(port, now), )* }
             }
             #[inline]
             fn on_verdict(&mut self, pkt: &Packet, verdict: Verdict, ctx: &mut HookCtx) {
-                match self { $( AnyHook::$variant(h) => h.on_verdict(pkt, verdict, ctx), )* }
+                match self { $( $Any::$variant(h) => h.on_verdict(pkt, verdict, ctx), )* }
             }
             #[inline]
             fn on_dequeue(&mut self, pkt: &mut Packet, ctx: &mut HookCtx) {
-                match self { $( AnyHook::$variant(h) => h.on_dequeue(pkt, ctx), )* }
+                match self { $( $Any::$variant(h) => h.on_dequeue(pkt, ctx), )* }
             }
             #[inline]
             fn on_idle(&mut self, port: &PortView, now: SimTime) {
-                match self { $( AnyHook::$variant(h) => h.on_idle(port, now), )* }
+                match self { $( $Any::$variant(h) => h.on_idle(port, now), )* }
             }
         }
     };
 }
 
-registry! {
+crate::algorithm_registry! {
+    /// A port hook as written in a scenario (`{ kind = "...", ... }`).
+    config HookConfig;
+    /// A built hook.
+    runtime AnyHook;
+    /// Names accepted in `kind`.
+    kinds HOOK_KINDS;
+    init u64;
+    dispatch hook_dispatch;
+
     "ce_threshold" => CeThreshold(ce_threshold::CeThreshold, ce_threshold::CeThresholdConfig),
     "decbit" => Decbit(decbit::Decbit, decbit::DecbitConfig),
 }

@@ -474,3 +474,9 @@ mod tests {
         toml::from_str::<CodelConfig>("").unwrap().validate().unwrap();
     }
 }
+
+impl crate::registry::Validate for CodelConfig {
+    fn validate(&self) -> Result<(), crate::registry::FieldError> {
+        CodelConfig::validate(self).map_err(|(f, m)| crate::registry::FieldError::new(f, m))
+    }
+}

@@ -16,7 +16,7 @@ pub struct DropTailConfig {
 
 impl Default for DropTailConfig {
     fn default() -> Self {
-        DropTailConfig { limit: BufferLimit { limit_pkts: Some(100), limit_bytes: None } }
+        DropTailConfig { limit: BufferLimit { limit_pkts: Some(super::DEFAULT_LIMIT_PKTS), limit_bytes: None } }
     }
 }
 
@@ -30,11 +30,7 @@ pub struct DropTail {
 impl DropTail {
     /// Builds a drop-tail queue from its configuration.
     pub fn new(cfg: &DropTailConfig, _port: PortInfo) -> Self {
-        let mut limit = cfg.limit;
-        if limit.limit_pkts.is_none() && limit.limit_bytes.is_none() {
-            limit.limit_pkts = Some(100);
-        }
-        DropTail { fifo: Fifo::default(), limit }
+        DropTail { fifo: Fifo::default(), limit: cfg.limit.or_default() }
     }
 }
 
@@ -60,10 +56,16 @@ impl QueueDiscipline for DropTail {
     }
 }
 
+impl crate::registry::Validate for DropTailConfig {
+    fn validate(&self) -> Result<(), crate::registry::FieldError> {
+        self.limit.validate()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::units::Bytes;
+    use crate::sim::units::Bytes;
     use crate::sim::rng::stream;
 
     fn info() -> PortInfo {

@@ -420,3 +420,9 @@ mod tests {
         toml::from_str::<FqCodelConfig>("").unwrap().validate().unwrap();
     }
 }
+
+impl crate::registry::Validate for FqCodelConfig {
+    fn validate(&self) -> Result<(), crate::registry::FieldError> {
+        FqCodelConfig::validate(self).map_err(|(f, m)| crate::registry::FieldError::new(f, m))
+    }
+}

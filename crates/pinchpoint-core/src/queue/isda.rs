@@ -52,7 +52,7 @@ use super::rda_vp::variable_probability;
 use super::sda::{default_window, FlowWindows};
 use super::{DropReason, PortInfo, QueueDiscipline, Verdict};
 use crate::net::packet::Packet;
-use crate::scenario::units::Duration;
+use crate::sim::units::Duration;
 use crate::sim::{rng, SimRng, SimTime};
 use serde::{Deserialize, Serialize};
 
@@ -304,6 +304,14 @@ impl QueueDiscipline for Isda {
     }
     fn len_bytes(&self) -> u64 {
         self.core.fifo.len_bytes()
+    }
+}
+
+impl crate::registry::Validate for IsdaConfig {
+    fn validate(&self) -> Result<(), crate::registry::FieldError> {
+        super::check_average(self.aqm.min_que_pkts, self.aqm.max_que_pkts, self.aqm.weight, self.aqm.mean_pkt_bytes)?;
+        super::rda_fp::check_drop_policy(&super::QueueConfig::Isda(self.clone())).map_err(|(f, m)| crate::registry::FieldError::new(f, m))?;
+        self.aqm.limit().validate()
     }
 }
 

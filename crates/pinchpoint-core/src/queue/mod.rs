@@ -6,6 +6,7 @@
 //! its page under `docs/algorithms/`.
 
 use crate::net::packet::Packet;
+use crate::registry::{check_f64, check_f64_above, check_int, FieldError};
 use crate::sim::{SimRng, SimTime};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
@@ -139,10 +140,37 @@ pub struct BufferLimit {
     pub limit_pkts: Option<u32>,
     /// Largest number of waiting bytes; none means no byte limit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub limit_bytes: Option<crate::scenario::units::Bytes>,
+    pub limit_bytes: Option<crate::sim::units::Bytes>,
 }
 
+/// The buffer of a discipline whose config gives neither `limit_pkts` nor `limit_bytes`, packets
+/// (the common router default of ns-2 and ns-3, 100 packets).
+pub const DEFAULT_LIMIT_PKTS: u32 = 100;
+
 impl BufferLimit {
+    /// This limit, or [`DEFAULT_LIMIT_PKTS`] packets when it gives neither bound.
+    pub fn or_default(self) -> BufferLimit {
+        if self.limit_pkts.is_none() && self.limit_bytes.is_none() {
+            BufferLimit { limit_pkts: Some(DEFAULT_LIMIT_PKTS), limit_bytes: None }
+        } else {
+            self
+        }
+    }
+
+    /// A limit, if given, must admit at least one packet: `limit_pkts` at least 1 and
+    /// `limit_bytes` at least 1 (a zero limit would drop every packet, for every discipline).
+    pub fn validate(&self) -> Result<(), FieldError> {
+        if self.limit_pkts == Some(0) {
+            return Err(FieldError::new("limit_pkts", "expected at least 1 packet (0 would drop every packet)"));
+        }
+        if let Some(b) = self.limit_bytes {
+            if b.0 == 0 {
+                return Err(FieldError::new("limit_bytes", "expected at least 1 byte (0 would drop every packet)"));
+            }
+        }
+        Ok(())
+    }
+
     /// True if a packet of `size_bytes` fits on top of `fifo`.
     #[inline]
     pub fn fits(&self, pkts: u32, bytes: u64, size_bytes: u32) -> bool {
@@ -151,58 +179,56 @@ impl BufferLimit {
     }
 }
 
-/// Generates the config enum (`QueueConfig`, tagged by `kind`), the runtime enum (`AnyQueue`) and
-/// the dispatch. One line per discipline: `"name" => Variant(Type, ConfigType)`.
-macro_rules! registry {
-    ($( $name:literal => $variant:ident($ty:ty, $cfg:ty) ),* $(,)?) => {
-        /// Configuration of a port's queue discipline, as written in a scenario (`kind = "..."`).
-        #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-        #[serde(tag = "kind")]
-        pub enum QueueConfig {
-            $( #[doc = $name] #[serde(rename = $name)] $variant($cfg), )*
-        }
+/// Checks shared by the averaging disciplines (RDA, SDA, ISDA and their variants): thresholds
+/// `0 <= min_que_pkts < max_que_pkts <= 10^9` packets, averaging weight in (0, 1], mean packet
+/// size 1 to 10^6 bytes.
+pub fn check_average(min_que_pkts: f64, max_que_pkts: f64, weight: f64, mean_pkt_bytes: u32) -> Result<(), FieldError> {
+    check_f64("min_que_pkts", min_que_pkts, 0.0, 1e9)?;
+    check_f64("max_que_pkts", max_que_pkts, 0.0, 1e9)?;
+    if max_que_pkts <= min_que_pkts {
+        return Err(FieldError::new("max_que_pkts", format!("expected more than min_que_pkts ({min_que_pkts}), got {max_que_pkts}")));
+    }
+    check_f64_above("weight", weight, 0.0, 1.0)?;
+    check_int("mean_pkt_bytes", mean_pkt_bytes, 1, 1_000_000)
+}
 
-        /// A built queue discipline.
-        pub enum AnyQueue {
-            $( #[doc = $name] $variant($ty), )*
-        }
-
-        /// Names accepted in `kind`.
-        pub const QUEUE_KINDS: &[&str] = &[$($name),*];
-
-        impl AnyQueue {
-            /// Builds the discipline `cfg` describes for a port.
-            pub fn build(cfg: &QueueConfig, port: PortInfo) -> Self {
-                match cfg { $( QueueConfig::$variant(c) => AnyQueue::$variant(<$ty>::new(c, port)), )* }
-            }
-        }
-
-        impl QueueDiscipline for AnyQueue {
+macro_rules! queue_dispatch {
+    ($Any:ident, $($variant:ident),*) => {
+        impl QueueDiscipline for $Any {
             #[inline]
             fn enqueue(&mut self, id: u32, pkt: &mut Packet, now: SimTime, rng: &mut SimRng) -> Verdict {
-                match self { $( AnyQueue::$variant(q) => q.enqueue(id, pkt, now, rng), )* }
+                match self { $( $Any::$variant(q) => q.enqueue(id, pkt, now, rng), )* }
             }
             #[inline]
             fn dequeue(&mut self, now: SimTime) -> Option<u32> {
-                match self { $( AnyQueue::$variant(q) => q.dequeue(now), )* }
+                match self { $( $Any::$variant(q) => q.dequeue(now), )* }
             }
             #[inline]
             fn len_pkts(&self) -> u32 {
-                match self { $( AnyQueue::$variant(q) => q.len_pkts(), )* }
+                match self { $( $Any::$variant(q) => q.len_pkts(), )* }
             }
             #[inline]
             fn len_bytes(&self) -> u64 {
-                match self { $( AnyQueue::$variant(q) => q.len_bytes(), )* }
+                match self { $( $Any::$variant(q) => q.len_bytes(), )* }
             }
             #[inline]
             fn take_action(&mut self) -> Option<QueueAction> {
-                match self { $( AnyQueue::$variant(q) => q.take_action(), )* }
+                match self { $( $Any::$variant(q) => q.take_action(), )* }
             }
         }
     };
 }
 
-registry! {
+crate::algorithm_registry! {
+    /// Configuration of a port's queue discipline, as written in a scenario (`kind = "..."`).
+    config QueueConfig;
+    /// A built queue discipline.
+    runtime AnyQueue;
+    /// Names accepted in `kind`.
+    kinds QUEUE_KINDS;
+    init PortInfo;
+    dispatch queue_dispatch;
+
     "droptail" => DropTail(droptail::DropTail, droptail::DropTailConfig),
     "priority" => Priority(priority::StrictPriority, priority::StrictPriorityConfig),
     "rda" => Rda(rda::Rda, rda::RdaConfig),

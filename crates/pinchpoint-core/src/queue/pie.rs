@@ -477,3 +477,9 @@ mod tests {
         toml::from_str::<PieConfig>("").unwrap().validate().unwrap();
     }
 }
+
+impl crate::registry::Validate for PieConfig {
+    fn validate(&self) -> Result<(), crate::registry::FieldError> {
+        PieConfig::validate(self).map_err(|(f, m)| crate::registry::FieldError::new(f, m))
+    }
+}

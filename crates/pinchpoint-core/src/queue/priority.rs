@@ -41,10 +41,7 @@ pub struct StrictPriority {
 impl StrictPriority {
     /// Builds the queue from its configuration.
     pub fn new(cfg: &StrictPriorityConfig, _port: PortInfo) -> Self {
-        let mut limit = cfg.limit;
-        if limit.limit_pkts.is_none() && limit.limit_bytes.is_none() {
-            limit.limit_pkts = Some(100);
-        }
+        let limit = cfg.limit.or_default();
         let n = cfg.classes.max(1) as usize;
         StrictPriority {
             classes: (0..n).map(|_| Fifo::default()).collect(),
@@ -91,6 +88,13 @@ impl QueueDiscipline for StrictPriority {
     }
     fn len_bytes(&self) -> u64 {
         self.bytes
+    }
+}
+
+impl crate::registry::Validate for StrictPriorityConfig {
+    fn validate(&self) -> Result<(), crate::registry::FieldError> {
+        crate::registry::check_int("classes", self.classes, 1, 16)?;
+        self.limit.validate()
     }
 }
 

@@ -145,6 +145,13 @@ impl QueueDiscipline for Rda {
     }
 }
 
+impl crate::registry::Validate for RdaConfig {
+    fn validate(&self) -> Result<(), crate::registry::FieldError> {
+        self.check().map_err(|(f, m)| crate::registry::FieldError::new(f, m))?;
+        self.limit.validate()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

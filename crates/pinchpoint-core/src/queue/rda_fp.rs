@@ -111,6 +111,14 @@ pub fn check_drop_policy(q: &super::QueueConfig) -> Result<(), (&'static str, &'
     }
 }
 
+impl crate::registry::Validate for RdaFpConfig {
+    fn validate(&self) -> Result<(), crate::registry::FieldError> {
+        super::check_average(self.aqm.min_que_pkts, self.aqm.max_que_pkts, self.aqm.weight, self.aqm.mean_pkt_bytes)?;
+        super::rda_fp::check_drop_policy(&super::QueueConfig::RdaFp(self.clone())).map_err(|(f, m)| crate::registry::FieldError::new(f, m))?;
+        self.aqm.limit().validate()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -98,6 +98,14 @@ impl QueueDiscipline for RdaVp {
     }
 }
 
+impl crate::registry::Validate for RdaVpConfig {
+    fn validate(&self) -> Result<(), crate::registry::FieldError> {
+        super::check_average(self.aqm.min_que_pkts, self.aqm.max_que_pkts, self.aqm.weight, self.aqm.mean_pkt_bytes)?;
+        super::rda_fp::check_drop_policy(&super::QueueConfig::RdaVp(self.clone())).map_err(|(f, m)| crate::registry::FieldError::new(f, m))?;
+        self.aqm.limit().validate()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

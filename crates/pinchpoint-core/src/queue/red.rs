@@ -611,3 +611,9 @@ mod tests {
         assert_eq!(bad("mean_pkt_bytes = 0"), "mean_pkt_bytes");
     }
 }
+
+impl crate::registry::Validate for RedConfig {
+    fn validate(&self) -> Result<(), crate::registry::FieldError> {
+        RedConfig::validate(self).map_err(|(f, m)| crate::registry::FieldError::new(f, m))
+    }
+}

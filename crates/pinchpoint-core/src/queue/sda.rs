@@ -22,7 +22,7 @@
 use super::aqm::{exceeds, AqmConfig, AqmCore};
 use super::{DropReason, PortInfo, QueueDiscipline, Verdict};
 use crate::net::packet::Packet;
-use crate::scenario::units::Duration;
+use crate::sim::units::Duration;
 use crate::sim::{SimRng, SimTime, PS_PER_S};
 use serde::{Deserialize, Serialize};
 
@@ -199,6 +199,14 @@ impl QueueDiscipline for Sda {
     }
     fn len_bytes(&self) -> u64 {
         self.core.fifo.len_bytes()
+    }
+}
+
+impl crate::registry::Validate for SdaConfig {
+    fn validate(&self) -> Result<(), crate::registry::FieldError> {
+        super::check_average(self.aqm.min_que_pkts, self.aqm.max_que_pkts, self.aqm.weight, self.aqm.mean_pkt_bytes)?;
+        super::rda_fp::check_drop_policy(&super::QueueConfig::Sda(self.clone())).map_err(|(f, m)| crate::registry::FieldError::new(f, m))?;
+        self.aqm.limit().validate()
     }
 }
 

@@ -75,11 +75,21 @@ pub fn build(sc: &Scenario, seed: Option<u64>, origin: &str) -> Result<Simulatio
     for (i, f) in sc.flows.iter().enumerate() {
         let s = index[f.src.as_str()];
         let d = index[f.dst.as_str()];
-        let fwd = router.path(s, d, &rules, 0).map_err(|m| fail(format!("flows[{i}]"), m))?;
-        let rev = router.path(d, s, &rules, 0).map_err(|m| fail(format!("flows[{i}]"), m))?;
+        // A failure is reported at the explicit route that made it when there is one
+        // (`routes[k]`), else at the flow.
+        let at = |e: crate::net::routing::RouteError, when: String| {
+            let flow = &sc.flows[i].name;
+            match e.rule {
+                Some(k) if e.message.contains("loop") => fail(format!("routes[{k}]"), format!("{}{when} (flow '{flow}')", e.message)),
+                _ => fail(format!("flows[{i}]"), format!("{}{when}", e.message)),
+            }
+        };
+        let fwd = router.path(s, d, &rules, 0).map_err(|e| at(e, String::new()))?;
+        let rev = router.path(d, s, &rules, 0).map_err(|e| at(e, String::new()))?;
         for &t in &change_times {
-            router.path(s, d, &rules, t).map_err(|m| fail(format!("flows[{i}]"), format!("{m} after the route change at {} s", crate::sim::ps_to_secs(t))))?;
-            router.path(d, s, &rules, t).map_err(|m| fail(format!("flows[{i}]"), format!("{m} after the route change at {} s", crate::sim::ps_to_secs(t))))?;
+            let when = format!(" after the route change at {} s", crate::sim::ps_to_secs(t));
+            router.path(s, d, &rules, t).map_err(|e| at(e, when.clone()))?;
+            router.path(d, s, &rules, t).map_err(|e| at(e, when.clone()))?;
         }
         let mut intern = |p: Vec<u32>| *route_cache.entry(p.clone()).or_insert_with(|| routes.add(&p));
         let fwd_route = intern(fwd);

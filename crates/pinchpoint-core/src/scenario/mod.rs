@@ -3,7 +3,8 @@
 pub mod build;
 pub mod presets;
 pub mod schema;
-pub mod units;
+/// Units moved to `sim::units`; this path stays for existing imports.
+pub use crate::sim::units;
 pub mod validate;
 
 pub use schema::Scenario;
@@ -37,6 +38,19 @@ fn clean_path(p: &serde_path_to_error::Path) -> String {
     if s == "." { String::new() } else { s }
 }
 
+/// Moves a field path that a registry table carried inside the message (see
+/// `registry::PATH_MARK`) onto the outer path.
+fn join_inner_path(outer: String, msg: &str) -> (String, String) {
+    let (inner, msg) = crate::registry::split_inner_path(msg);
+    let path = match (outer.is_empty(), inner.is_empty()) {
+        (_, true) => outer,
+        (true, false) => inner,
+        (false, false) if inner.starts_with('[') => format!("{outer}{inner}"),
+        (false, false) => format!("{outer}.{inner}"),
+    };
+    (path, msg)
+}
+
 /// Parses TOML text; `origin` names the file in errors.
 pub fn from_toml_str(text: &str, origin: &str) -> Result<Scenario, ScenarioError> {
     let de = toml::Deserializer::parse(text).map_err(|e| ScenarioError {
@@ -56,6 +70,7 @@ pub fn from_toml_str(text: &str, origin: &str) -> Result<Scenario, ScenarioError
             Some(p) if !what.contains("at line") => format!("{what} ({p})"),
             _ => what.to_string(),
         };
+        let (path, msg) = join_inner_path(path, &msg);
         ScenarioError { origin: origin.to_string(), path, message: msg }
     })?;
     validate::validate(&sc).map_err(|(path, message)| ScenarioError { origin: origin.to_string(), path, message })?;
@@ -65,10 +80,9 @@ pub fn from_toml_str(text: &str, origin: &str) -> Result<Scenario, ScenarioError
 /// Parses JSON text (the Python builder's form); `origin` names the source in errors.
 pub fn from_json_str(text: &str, origin: &str) -> Result<Scenario, ScenarioError> {
     let mut de = serde_json::Deserializer::from_str(text);
-    let sc: Scenario = serde_path_to_error::deserialize(&mut de).map_err(|e| ScenarioError {
-        origin: origin.to_string(),
-        path: clean_path(e.path()),
-        message: e.inner().to_string(),
+    let sc: Scenario = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+        let (path, message) = join_inner_path(clean_path(e.path()), &e.inner().to_string());
+        ScenarioError { origin: origin.to_string(), path, message }
     })?;
     validate::validate(&sc).map_err(|(path, message)| ScenarioError { origin: origin.to_string(), path, message })?;
     Ok(sc)

@@ -1,31 +1,54 @@
 //! Checks types cannot express: names exist and are unique, quantities are in range, the
 //! topology is connected, workloads fit their transport. Each problem comes with its field path.
 
+//!
+//! Ranges (documented in `docs/scenario.md` under "Ranges"): rates 1 bit/s to 10^15 bit/s,
+//! durations up to 10^6 s, packet and segment sizes 1 to 10^6 bytes, and the per-algorithm
+//! ranges in each config's `Validate` impl. Together they keep every serialisation time, timer
+//! and event time inside the 64-bit picosecond clock, so no arithmetic on user quantities can
+//! wrap or saturate.
+
 use super::schema::*;
 use crate::queue::QueueConfig;
+use crate::registry::FieldError;
+use crate::sim::units::Rate;
+use crate::sim::PS_PER_S;
 use std::collections::HashMap;
 
 type Problem = (String, String);
+
+/// Largest packet, segment or datagram, bytes.
+pub const MAX_PACKET_BYTES: u64 = 1_000_000;
+/// Largest initial window, segments.
+pub const MAX_INIT_CWND_PKTS: u32 = 1_000_000;
 
 fn err<T>(path: impl Into<String>, msg: impl Into<String>) -> Result<T, Problem> {
     Err((path.into(), msg.into()))
 }
 
+/// Prefixes a config's field error with where the config sits.
+fn at(path: &str) -> impl Fn(FieldError) -> Problem + '_ {
+    move |e| (format!("{path}.{}", e.field), e.message)
+}
+
 fn check_queue(q: &QueueConfig, path: &str) -> Result<(), Problem> {
-    if let QueueConfig::DropTail(d) = q {
-        if d.limit.limit_pkts == Some(0) {
-            return err(format!("{path}.limit_pkts"), "expected at least 1 packet");
-        }
-    }
-    let own = match q {
-        QueueConfig::Red(c) => c.validate(),
-        QueueConfig::Codel(c) => c.validate(),
-        QueueConfig::FqCodel(c) => c.validate(),
-        QueueConfig::Pie(c) => c.validate(),
-        _ => Ok(()),
-    };
-    own.or_else(|(field, msg)| err(format!("{path}.{field}"), msg))?;
+    q.validate().map_err(at(path))?;
     crate::queue::rda_fp::check_drop_policy(q).or_else(|(field, msg)| err(format!("{path}.{field}"), msg))
+}
+
+/// A rate of at least 1 bit/s (the upper bound is the unit's).
+fn check_rate(path: String, r: Rate) -> Result<(), Problem> {
+    if r.0.is_nan() || r.0 < 1.0 {
+        return err(path, format!("expected a positive rate of at least 1 bit/s, got {} bit/s", r.0));
+    }
+    Ok(())
+}
+
+fn check_count(path: String, v: u64, lo: u64, hi: u64) -> Result<(), Problem> {
+    if v < lo || v > hi {
+        return err(path, format!("expected {lo} to {hi}, got {v}"));
+    }
+    Ok(())
 }
 
 /// Validates a parsed scenario.
@@ -33,9 +56,24 @@ pub fn validate(sc: &Scenario) -> Result<(), Problem> {
     if sc.simulation.duration.0 == 0 {
         return err("simulation.duration", "expected a positive duration");
     }
+    check_count("simulation.max_live_packets".into(), sc.simulation.max_live_packets, 1, 1_000_000_000)?;
+    check_count("simulation.max_shaper_pkts".into(), sc.simulation.max_shaper_pkts, 1, 1_000_000_000)?;
     if let Some(iv) = sc.metrics.series_interval {
         if iv.0 == 0 {
             return err("metrics.series_interval", "expected a positive interval");
+        }
+        // Every sample writes one row per flow and per port.
+        let samples = sc.simulation.duration.0 / iv.0 + 1;
+        let per_sample = (sc.flows.len() + 2 * sc.links.len()) as u64;
+        let rows = samples.saturating_mul(per_sample);
+        if rows > MAX_SERIES_ROWS {
+            return err(
+                "metrics.series_interval",
+                format!(
+                    "{samples} samples of {per_sample} flows and ports would write {rows} series rows, more than {MAX_SERIES_ROWS}; use an interval of at least {} s",
+                    (sc.simulation.duration.0 as f64 * per_sample as f64 / MAX_SERIES_ROWS as f64 / PS_PER_S as f64)
+                ),
+            );
         }
     }
     if sc.nodes.is_empty() {
@@ -60,17 +98,18 @@ pub fn validate(sc: &Scenario) -> Result<(), Problem> {
         if a == b {
             return err(format!("links[{i}].b"), format!("a link must join two different nodes, got '{}' twice", l.a));
         }
-        if l.rate.0.is_nan() || l.rate.0 <= 0.0 {
-            return err(format!("links[{i}].rate"), format!("expected a positive rate, got {} bit/s", l.rate.0));
-        }
+        check_rate(format!("links[{i}].rate"), l.rate)?;
         if let Some(r) = l.rate_ba {
-            if r.0.is_nan() || r.0 <= 0.0 {
-                return err(format!("links[{i}].rate_ba"), format!("expected a positive rate, got {} bit/s", r.0));
-            }
+            check_rate(format!("links[{i}].rate_ba"), r)?;
         }
         for (q, name) in [(&l.queue, "queue"), (&l.queue_ab, "queue_ab"), (&l.queue_ba, "queue_ba")] {
             if let Some(q) = q {
                 check_queue(q, &format!("links[{i}].{name}"))?;
+            }
+        }
+        for (hooks, name) in [(&l.hooks, "hooks"), (&l.hooks_ab, "hooks_ab"), (&l.hooks_ba, "hooks_ba")] {
+            for (j, h) in hooks.iter().enumerate() {
+                h.validate().map_err(at(&format!("links[{i}].{name}[{j}]")))?;
             }
         }
         adj[a].push(b);
@@ -118,14 +157,22 @@ pub fn validate(sc: &Scenario) -> Result<(), Problem> {
             }
         }
         match (&f.workload, f.transport) {
-            (WorkloadConfig::Bulk | WorkloadConfig::File { .. }, TransportKind::Tcp) => {}
-            (WorkloadConfig::Bulk, TransportKind::Tfrc) => {}
-            (WorkloadConfig::Cbr { rate, packet_size, .. } | WorkloadConfig::Poisson { rate, packet_size, .. }, TransportKind::Udp) => {
-                if rate.0.is_nan() || rate.0 <= 0.0 {
-                    return err(format!("flows[{i}].workload.rate"), "expected a positive rate");
+            (WorkloadConfig::Bulk, TransportKind::Tcp | TransportKind::Tfrc) => {}
+            (WorkloadConfig::File { size }, TransportKind::Tcp) => {
+                if size.0 == 0 {
+                    return err(format!("flows[{i}].workload.size"), "expected at least 1 byte");
                 }
-                if packet_size.0 == 0 {
-                    return err(format!("flows[{i}].workload.packet_size"), "expected a positive size");
+            }
+            (WorkloadConfig::Cbr { rate, packet_size, .. } | WorkloadConfig::Poisson { rate, packet_size, .. }, TransportKind::Udp) => {
+                check_count(format!("flows[{i}].workload.packet_size"), packet_size.0, 1, MAX_PACKET_BYTES)?;
+                check_rate(format!("flows[{i}].workload.rate"), *rate)?;
+                // The mean gap between datagrams must fit the clock: at most 10^6 s.
+                let min_bps = packet_size.0 as f64 * 8.0 / crate::sim::units::MAX_DURATION_S;
+                if rate.0 < min_bps {
+                    return err(
+                        format!("flows[{i}].workload.rate"),
+                        format!("expected at least {min_bps} bit/s for {}-byte packets (one packet per 10^6 s), got {} bit/s", packet_size.0, rate.0),
+                    );
                 }
             }
             (w, t) => {
@@ -144,17 +191,9 @@ pub fn validate(sc: &Scenario) -> Result<(), Problem> {
             }
         }
         if f.transport == TransportKind::Tcp {
-            if f.tcp.mss == 0 {
-                return err(format!("flows[{i}].tcp.mss"), "expected a positive segment size");
-            }
-            if f.tcp.init_cwnd_pkts == 0 {
-                return err(format!("flows[{i}].tcp.init_cwnd_pkts"), "expected at least 1 segment");
-            }
-            if f.tcp.dupack_threshold == 0 {
-                return err(format!("flows[{i}].tcp.dupack_threshold"), "expected at least 1");
-            }
-            if f.tcp.packets_per_segment == 0 || f.tcp.packets_per_segment > f.tcp.mss {
-                return err(format!("flows[{i}].tcp.packets_per_segment"), "expected 1 to mss");
+            check_tcp(&f.tcp, &format!("flows[{i}].tcp"))?;
+            if let Some(cc) = &f.cc {
+                cc.validate().map_err(at(&format!("flows[{i}].cc")))?;
             }
         }
         match (&f.tfrc, f.transport) {
@@ -170,9 +209,7 @@ pub fn validate(sc: &Scenario) -> Result<(), Problem> {
             return err(format!("flows[{i}].cc"), "a TFRC flow has no window controller (cc applies to transport = \"tcp\")");
         }
         if let Some(sh) = &f.shaper {
-            if sh.rate.0 <= 0.0 {
-                return err(format!("flows[{i}].shaper.rate"), "expected a positive rate");
-            }
+            check_rate(format!("flows[{i}].shaper.rate"), sh.rate)?;
             if sh.bucket.0 == 0 {
                 return err(format!("flows[{i}].shaper.bucket"), "expected a positive bucket size");
             }
@@ -188,6 +225,42 @@ pub fn validate(sc: &Scenario) -> Result<(), Problem> {
         if !port_names.contains(q) {
             return err(format!("metrics.capture[{i}]"), format!("unknown port '{q}' (ports are named 'from->to')"));
         }
+    }
+    Ok(())
+}
+
+/// TCP settings: sizes in range and the packet size (segment plus headers) within
+/// [`MAX_PACKET_BYTES`]; timers positive and ordered.
+fn check_tcp(t: &TcpConfig, path: &str) -> Result<(), Problem> {
+    check_count(format!("{path}.mss"), t.mss as u64, 1, MAX_PACKET_BYTES)?;
+    check_count(format!("{path}.header_bytes"), t.header_bytes as u64, 0, 65_535)?;
+    check_count(format!("{path}.ack_bytes"), t.ack_bytes as u64, 1, 65_535)?;
+    if t.mss as u64 + t.header_bytes as u64 > MAX_PACKET_BYTES {
+        return err(format!("{path}.mss"), format!("expected mss + header_bytes of at most {MAX_PACKET_BYTES} bytes, got {}", t.mss as u64 + t.header_bytes as u64));
+    }
+    check_count(format!("{path}.init_cwnd_pkts"), t.init_cwnd_pkts as u64, 1, MAX_INIT_CWND_PKTS as u64)?;
+    check_count(format!("{path}.dupack_threshold"), t.dupack_threshold as u64, 1, 1000)?;
+    if t.packets_per_segment == 0 || t.packets_per_segment > t.mss {
+        return err(format!("{path}.packets_per_segment"), "expected 1 to mss");
+    }
+    for (d, name) in [(t.min_rto, "min_rto"), (t.initial_rto, "initial_rto"), (t.max_rto, "max_rto")] {
+        if d.0 == 0 {
+            return err(format!("{path}.{name}"), "expected a positive duration (a zero timeout would fire forever at the same instant)");
+        }
+    }
+    if t.min_rto > t.max_rto {
+        return err(format!("{path}.min_rto"), format!("expected at most max_rto ({} s), got {} s", t.max_rto.secs(), t.min_rto.secs()));
+    }
+    if t.delayed_ack && t.delayed_ack_timeout.0 == 0 {
+        return err(format!("{path}.delayed_ack_timeout"), "expected a positive duration when delayed_ack is on");
+    }
+    if let Some(w) = t.max_window {
+        if w.0 == 0 {
+            return err(format!("{path}.max_window"), "expected at least 1 byte");
+        }
+    }
+    if let Some(r) = &t.receiver {
+        r.validate().map_err(at(&format!("{path}.receiver")))?;
     }
     Ok(())
 }

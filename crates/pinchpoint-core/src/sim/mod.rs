@@ -2,6 +2,7 @@
 pub mod event;
 pub mod rng;
 pub mod time;
+pub mod units;
 
 pub use event::{Event, EventQueue};
 pub use rng::SimRng;

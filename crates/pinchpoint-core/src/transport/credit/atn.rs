@@ -137,9 +137,7 @@ pub struct AtnStats {
 impl AtnCredit {
     /// Builds the policy.
     pub fn new(cfg: &AtnConfig, init: ReceiverInit) -> Self {
-        assert!(cfg.beta > 0.0 && cfg.beta < 1.0, "atn: beta must be in (0, 1)");
-        assert!(cfg.lambda > 0.0 && cfg.lambda <= 1.0, "atn: lambda must be in (0, 1]");
-        assert!(cfg.w0 >= 1, "atn: w0 must be at least 1");
+        debug_assert!(crate::registry::Validate::validate(cfg).is_ok(), "atn: built from an unvalidated config");
         let mut a = AtnCredit {
             cfg: *cfg,
             mss: init.mss,
@@ -293,6 +291,24 @@ impl ReceiverPolicy for AtnCredit {
         // The credit is W TPDUs of one MSS each.
         let w = self.w as u64 * self.mss as u64;
         self.max_window_bytes.map_or(w, |m| w.min(m))
+    }
+}
+
+/// Ranges: `beta` in (0, 1), `lambda` in (0, 1], `delta` 1 to 10^6, `w0` 1 to 10^6 packets,
+/// `w_max` (if given) at least `w0`.
+impl crate::registry::Validate for AtnConfig {
+    fn validate(&self) -> Result<(), crate::registry::FieldError> {
+        use crate::registry::{check_f64_above, check_f64_open, check_int, FieldError};
+        check_f64_open("beta", self.beta, 0.0, 1.0)?;
+        check_f64_above("lambda", self.lambda, 0.0, 1.0)?;
+        check_int("delta", self.delta, 1, 1_000_000)?;
+        check_int("w0", self.w0, 1, 1_000_000)?;
+        if let Some(m) = self.w_max {
+            if m < self.w0 {
+                return Err(FieldError::new("w_max", format!("expected at least w0 ({}), got {m}", self.w0)));
+            }
+        }
+        Ok(())
     }
 }
 

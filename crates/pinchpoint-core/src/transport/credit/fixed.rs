@@ -39,6 +39,16 @@ impl ReceiverPolicy for FixedWindow {
     }
 }
 
+/// `window_pkts`, if given, 1 to 10^9 packets.
+impl crate::registry::Validate for FixedWindowConfig {
+    fn validate(&self) -> Result<(), crate::registry::FieldError> {
+        match self.window_pkts {
+            Some(w) => crate::registry::check_int("window_pkts", w, 1, 1_000_000_000),
+            None => Ok(()),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

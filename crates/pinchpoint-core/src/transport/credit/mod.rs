@@ -4,7 +4,7 @@
 
 use crate::net::packet::Packet;
 use crate::sim::SimTime;
-use serde::{Deserialize, Serialize};
+
 
 pub mod atn;
 pub mod fixed;
@@ -39,57 +39,37 @@ pub struct ReceiverInit {
     pub max_window_bytes: Option<u64>,
 }
 
-macro_rules! registry {
-    ($( $name:literal => $variant:ident($ty:ty, $cfg:ty) ),* $(,)?) => {
-        /// A receiver policy as written in a scenario: a name or a table with `kind`.
-        #[derive(Clone, Debug, PartialEq, Serialize)]
-        #[serde(tag = "kind")]
-        pub enum ReceiverConfig {
-            $( #[doc = $name] #[serde(rename = $name)] $variant($cfg), )*
-        }
-        #[derive(Deserialize, schemars::JsonSchema)]
-        #[serde(tag = "kind")]
-        enum ReceiverTagged {
-            $( #[serde(rename = $name)] $variant($cfg), )*
-        }
-        impl From<ReceiverTagged> for ReceiverConfig {
-            fn from(t: ReceiverTagged) -> Self {
-                match t { $( ReceiverTagged::$variant(c) => ReceiverConfig::$variant(c), )* }
-            }
-        }
-        /// Names accepted for `receiver`.
-        pub const RECEIVER_KINDS: &[&str] = &[$($name),*];
-        /// A built receiver policy.
-        #[derive(Debug, Clone)]
-        pub enum AnyReceiverPolicy {
-            $( #[doc = $name] $variant($ty), )*
-        }
-        impl AnyReceiverPolicy {
-            /// Builds the policy `cfg` describes.
-            pub fn build(cfg: &ReceiverConfig, init: ReceiverInit) -> Self {
-                match cfg { $( ReceiverConfig::$variant(c) => AnyReceiverPolicy::$variant(<$ty>::new(c, init)), )* }
-            }
-        }
-        impl ReceiverPolicy for AnyReceiverPolicy {
+macro_rules! receiver_dispatch {
+    ($Any:ident, $($variant:ident),*) => {
+        impl ReceiverPolicy for $Any {
             #[inline]
             fn on_data(&mut self, p: &Packet, v: &ReceiverView, n: SimTime) {
-                match self { $( AnyReceiverPolicy::$variant(x) => x.on_data(p, v, n), )* }
+                match self { $( $Any::$variant(x) => x.on_data(p, v, n), )* }
             }
             #[inline]
             fn window_bytes(&self) -> u64 {
-                match self { $( AnyReceiverPolicy::$variant(x) => x.window_bytes(), )* }
+                match self { $( $Any::$variant(x) => x.window_bytes(), )* }
             }
             #[inline]
             fn window_pkts(&self, mss: u32) -> f64 {
-                match self { $( AnyReceiverPolicy::$variant(x) => x.window_pkts(mss), )* }
+                match self { $( $Any::$variant(x) => x.window_pkts(mss), )* }
             }
         }
     };
 }
 
-registry! {
+crate::algorithm_registry! {
+    /// A receiver policy as written in a scenario: a name or a table with `kind`.
+    config ReceiverConfig;
+    /// A built receiver policy.
+    #[derive(Debug, Clone)]
+    runtime AnyReceiverPolicy;
+    /// Names accepted in `kind`.
+    kinds RECEIVER_KINDS;
+    init ReceiverInit;
+    dispatch receiver_dispatch;
+
     "fixed" => Fixed(fixed::FixedWindow, fixed::FixedWindowConfig),
     "atn" => Atn(atn::AtnCredit, atn::AtnConfig),
 }
 
-crate::string_or_table!(ReceiverConfig, ReceiverTagged, RECEIVER_KINDS);

@@ -7,7 +7,7 @@
 //! Linux does), so delayed acknowledgements do not slow growth.
 
 use crate::sim::SimTime;
-use serde::{Deserialize, Serialize};
+
 
 pub mod newreno;
 pub mod none;
@@ -75,59 +75,39 @@ pub struct CcInit {
     pub init_cwnd_pkts: u32,
 }
 
-macro_rules! registry {
-    ($( $name:literal => $variant:ident($ty:ty, $cfg:ty) ),* $(,)?) => {
-        /// A congestion controller as written in a scenario: a name (`cc = "newreno"`) or a table
-        /// with `kind` and parameters.
-        #[derive(Clone, Debug, PartialEq, Serialize)]
-        #[serde(tag = "kind")]
-        pub enum CcConfig {
-            $( #[doc = $name] #[serde(rename = $name)] $variant($cfg), )*
-        }
-        #[derive(Deserialize, schemars::JsonSchema)]
-        #[serde(tag = "kind")]
-        enum CcTagged {
-            $( #[serde(rename = $name)] $variant($cfg), )*
-        }
-        impl From<CcTagged> for CcConfig {
-            fn from(t: CcTagged) -> Self {
-                match t { $( CcTagged::$variant(c) => CcConfig::$variant(c), )* }
-            }
-        }
-        /// Names accepted for `cc`.
-        pub const CC_KINDS: &[&str] = &[$($name),*];
-        /// A built controller.
-        #[derive(Debug, Clone)]
-        pub enum AnyCc {
-            $( #[doc = $name] $variant($ty), )*
-        }
-        impl AnyCc {
-            /// Builds the controller `cfg` describes.
-            pub fn build(cfg: &CcConfig, init: CcInit) -> Self {
-                match cfg { $( CcConfig::$variant(c) => AnyCc::$variant(<$ty>::new(c, init)), )* }
-            }
-        }
-        impl CongestionControl for AnyCc {
-            #[inline] fn cwnd_bytes(&self) -> u64 { match self { $( AnyCc::$variant(c) => c.cwnd_bytes(), )* } }
-            #[inline] fn ssthresh_bytes(&self) -> u64 { match self { $( AnyCc::$variant(c) => c.ssthresh_bytes(), )* } }
-            #[inline] fn on_ack(&mut self, a: &AckSample) { match self { $( AnyCc::$variant(c) => c.on_ack(a), )* } }
-            #[inline] fn on_loss(&mut self, f: u64, m: u32, n: SimTime) { match self { $( AnyCc::$variant(c) => c.on_loss(f, m, n), )* } }
-            #[inline] fn on_timeout(&mut self, f: u64, m: u32, n: SimTime) { match self { $( AnyCc::$variant(c) => c.on_timeout(f, m, n), )* } }
-            #[inline] fn on_ecn(&mut self, f: u64, m: u32, n: SimTime) { match self { $( AnyCc::$variant(c) => c.on_ecn(f, m, n), )* } }
-            #[inline] fn on_recovery_exit(&mut self, n: SimTime) { match self { $( AnyCc::$variant(c) => c.on_recovery_exit(n), )* } }
-            #[inline] fn recovery(&self) -> RecoveryStyle { match self { $( AnyCc::$variant(c) => c.recovery(), )* } }
-            #[inline] fn pacing_rate_bps(&self) -> Option<f64> { match self { $( AnyCc::$variant(c) => c.pacing_rate_bps(), )* } }
+macro_rules! cc_dispatch {
+    ($Any:ident, $($variant:ident),*) => {
+        impl CongestionControl for $Any {
+            #[inline] fn cwnd_bytes(&self) -> u64 { match self { $( $Any::$variant(c) => c.cwnd_bytes(), )* } }
+            #[inline] fn ssthresh_bytes(&self) -> u64 { match self { $( $Any::$variant(c) => c.ssthresh_bytes(), )* } }
+            #[inline] fn on_ack(&mut self, a: &AckSample) { match self { $( $Any::$variant(c) => c.on_ack(a), )* } }
+            #[inline] fn on_loss(&mut self, f: u64, m: u32, n: SimTime) { match self { $( $Any::$variant(c) => c.on_loss(f, m, n), )* } }
+            #[inline] fn on_timeout(&mut self, f: u64, m: u32, n: SimTime) { match self { $( $Any::$variant(c) => c.on_timeout(f, m, n), )* } }
+            #[inline] fn on_ecn(&mut self, f: u64, m: u32, n: SimTime) { match self { $( $Any::$variant(c) => c.on_ecn(f, m, n), )* } }
+            #[inline] fn on_recovery_exit(&mut self, n: SimTime) { match self { $( $Any::$variant(c) => c.on_recovery_exit(n), )* } }
+            #[inline] fn recovery(&self) -> RecoveryStyle { match self { $( $Any::$variant(c) => c.recovery(), )* } }
+            #[inline] fn pacing_rate_bps(&self) -> Option<f64> { match self { $( $Any::$variant(c) => c.pacing_rate_bps(), )* } }
         }
     };
 }
 
-registry! {
+crate::algorithm_registry! {
+    /// A congestion controller as written in a scenario: a name (`cc = "newreno"`) or a table
+    /// with `kind` and parameters.
+    config CcConfig;
+    /// A built controller.
+    #[derive(Debug, Clone)]
+    runtime AnyCc;
+    /// Names accepted for `cc`.
+    kinds CC_KINDS;
+    init CcInit;
+    dispatch cc_dispatch;
+
     "newreno" => NewReno(newreno::NewReno, newreno::NewRenoConfig),
     "reno" => Reno(reno::Reno, reno::RenoConfig),
     "none" => NoCc(none::NoCc, none::NoneConfig),
 }
 
-crate::string_or_table!(CcConfig, CcTagged, CC_KINDS);
 
 impl Default for CcConfig {
     fn default() -> Self {

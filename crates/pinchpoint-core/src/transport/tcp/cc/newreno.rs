@@ -47,6 +47,9 @@ impl CongestionControl for NewReno {
     }
 }
 
+/// No parameters.
+impl crate::registry::Validate for NewRenoConfig {}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -108,6 +108,9 @@ impl CongestionControl for Reno {
     }
 }
 
+/// No parameters.
+impl crate::registry::Validate for RenoConfig {}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,6 +4,15 @@
 //! bytes), and serialises back to a canonical string so resolved scenarios stay readable.
 
 use crate::sim::{SimTime, PS_PER_S};
+
+/// Largest rate accepted anywhere, bit/s (1 Pbit/s). With it and the size and time bounds below,
+/// serialisation times and event times fit the 64-bit picosecond clock with room to spare.
+pub const MAX_RATE_BPS: f64 = 1e15;
+/// Largest duration accepted anywhere (delays, run length, timers), s: 10^6 s (11.6 days),
+/// 10^18 ps, a tenth of the clock's range.
+pub const MAX_DURATION_S: f64 = 1e6;
+/// Largest size accepted anywhere, bytes (2^53, the largest integer a double holds exactly).
+pub const MAX_BYTES: f64 = 9_007_199_254_740_992.0;
 use serde::de::{self, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
@@ -47,7 +56,17 @@ impl Rate {
             "GBps" | "GB/s" => 8e9,
             _ => return Err(format!("expected a rate like '10Mbps' (units bps, kbps, Mbps, Gbps, Bps, kBps, MBps), got '{s}'")),
         };
-        Ok(Rate(v * mult))
+        Rate::checked(v * mult).map_err(|e| format!("{e}, got '{s}'"))
+    }
+    /// A rate of `bps` bit/s if it is finite, not negative and at most [`MAX_RATE_BPS`].
+    pub fn checked(bps: f64) -> Result<Rate, String> {
+        if !bps.is_finite() || bps < 0.0 {
+            return Err("expected a finite, non-negative rate".into());
+        }
+        if bps > MAX_RATE_BPS {
+            return Err(format!("expected a rate of at most {MAX_RATE_BPS} bit/s"));
+        }
+        Ok(Rate(bps))
     }
     /// The rate in whole bit/s.
     pub fn bps(self) -> u64 {
@@ -76,7 +95,17 @@ impl Duration {
         if v < 0.0 {
             return Err(format!("expected a non-negative duration, got '{s}'"));
         }
-        Ok(Duration((v * ps_per_unit).round() as SimTime))
+        Duration::checked_secs(v * ps_per_unit / PS_PER_S as f64).map_err(|e| format!("{e}, got '{s}'"))
+    }
+    /// A duration of `secs` seconds if finite, not negative and at most [`MAX_DURATION_S`].
+    pub fn checked_secs(secs: f64) -> Result<Duration, String> {
+        if !secs.is_finite() || secs < 0.0 {
+            return Err("expected a finite, non-negative duration".into());
+        }
+        if secs > MAX_DURATION_S {
+            return Err(format!("expected a duration of at most {MAX_DURATION_S} s"));
+        }
+        Ok(Duration((secs * PS_PER_S as f64).round() as SimTime))
     }
     /// The duration in seconds.
     pub fn secs(self) -> f64 {
@@ -112,6 +141,16 @@ impl Bytes {
         if (b - b.round()).abs() > 1e-9 {
             return Err(format!("expected a whole number of bytes, got '{s}'"));
         }
+        Bytes::checked(b).map_err(|e| format!("{e}, got '{s}'"))
+    }
+    /// A size of `b` bytes if finite, not negative and at most [`MAX_BYTES`].
+    pub fn checked(b: f64) -> Result<Bytes, String> {
+        if !b.is_finite() || b < 0.0 {
+            return Err("expected a finite, non-negative size".into());
+        }
+        if b > MAX_BYTES {
+            return Err(format!("expected a size of at most 2^53 bytes"));
+        }
         Ok(Bytes(b.round() as u64))
     }
 }
@@ -131,9 +170,9 @@ macro_rules! unit_serde {
                     }
                     fn visit_f64<E: de::Error>(self, v: f64) -> Result<$ty, E> {
                         if v < 0.0 || !v.is_finite() {
-                            return Err(E::custom(format!("expected a non-negative {}, got {v}", $what)));
+                            return Err(E::custom(format!("expected a finite, non-negative number ({}), got {v}", $what)));
                         }
-                        Ok($from_num(v))
+                        $from_num(v).map_err(|e: String| E::custom(format!("{e}, got {v}")))
                     }
                     fn visit_i64<E: de::Error>(self, v: i64) -> Result<$ty, E> {
                         self.visit_f64(v as f64)
@@ -179,14 +218,9 @@ unit_schema!(Duration, "Duration", "^\\s*[0-9.eE+_]+\\s*(s|sec|ms|us|µs|ns|ps|m
 unit_schema!(Bytes, "Bytes", "^\\s*[0-9.eE+_]+\\s*(B|bytes|KB|kB|MB|GB|KiB|MiB|GiB|bit|bits|kbit|Kbit|Mbit)?\\s*$",
     "A size: a number with a unit (1500B, 64KB = 64000, 256KiB = 262144, 4kbit) or a bare number of bytes.");
 
-unit_serde!(Rate, "a rate like '10Mbps'", |v: f64| Rate(v), |r: &Rate| format!("{}bps", r.0));
-unit_serde!(
-    Duration,
-    "a duration like '10ms'",
-    |v: f64| Duration((v * PS_PER_S as f64).round() as SimTime),
-    |d: &Duration| format!("{}ps", d.0)
-);
-unit_serde!(Bytes, "a size like '256KiB'", |v: f64| Bytes(v.round() as u64), |b: &Bytes| format!("{}B", b.0));
+unit_serde!(Rate, "a rate like '10Mbps'", Rate::checked, |r: &Rate| format!("{}bps", r.0));
+unit_serde!(Duration, "a duration like '10ms'", Duration::checked_secs, |d: &Duration| format!("{}ps", d.0));
+unit_serde!(Bytes, "a size like '256KiB'", Bytes::checked, |b: &Bytes| format!("{}B", b.0));
 
 #[cfg(test)]
 mod tests {
@@ -212,5 +246,18 @@ mod tests {
         assert!(Duration::parse("-1s").is_err());
         assert!(Duration::parse("ms").is_err());
         assert!(Bytes::parse("1.5B").is_err());
+    }
+
+    #[test]
+    fn infinite_and_out_of_range_quantities_are_refused() {
+        for bad in ["inf", "infbps", "1e400Mbps", "NaN", "2Pbps", "1e16"] {
+            assert!(Rate::parse(bad).is_err(), "{bad}");
+        }
+        for bad in ["1e400s", "inf", "1e7s", "2e6"] {
+            assert!(Duration::parse(bad).is_err(), "{bad}");
+        }
+        assert!(Bytes::parse("1e17B").is_err());
+        assert!(Rate::parse("1Pbps").is_err(), "no such unit");
+        assert_eq!(Duration::parse("1000000s").unwrap().0, 1_000_000 * PS_PER_S);
     }
 }

@@ -1,0 +1,62 @@
+//! Bad inputs are refused with the field path and what was expected, never a panic, a hang or a
+//! silently changed value (issue 14, classes 1-6). The table is shared with the Python CLI test
+//! (`tests/test_bad_inputs.py`): `tests/data/bad_inputs.json` mutates one line of
+//! `tests/data/base_scenario.toml` per case.
+
+use pinchpoint_core::scenario::from_toml_str;
+
+fn repo_file(rel: &str) -> String {
+    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").join(rel);
+    std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+#[test]
+fn the_base_scenario_of_the_bad_input_table_is_valid_and_runs() {
+    let text = repo_file("tests/data/base_scenario.toml");
+    let mut sim = pinchpoint_core::load_toml(&text, "base.toml", None).unwrap_or_else(|e| panic!("{e}"));
+    sim.run();
+    assert!(sim.error().is_none());
+    assert!(sim.results().flows.u64s("delivered_pkts").iter().all(|&d| d > 0));
+}
+
+#[test]
+fn every_bad_input_is_refused_with_its_field_path_and_expectation() {
+    let base = repo_file("tests/data/base_scenario.toml");
+    let cases: Vec<serde_json::Value> = serde_json::from_str(&repo_file("tests/data/bad_inputs.json")).unwrap();
+    let mut failures = Vec::new();
+    for c in &cases {
+        let (old, new) = (c["old"].as_str().unwrap(), c["new"].as_str().unwrap());
+        assert_eq!(base.matches(old).count(), 1, "'{old}' must occur once in the base scenario");
+        let text = base.replacen(old, new, 1);
+        let want_path = c["path"].as_str().unwrap();
+        let want_says = c["says"].as_str().unwrap();
+        let outcome = std::panic::catch_unwind(|| from_toml_str(&text, "bad.toml").and_then(|sc| pinchpoint_core::build(&sc, None, "bad.toml").map(|_| ())));
+        match outcome {
+            Err(_) => failures.push(format!("{new}: panicked")),
+            Ok(Ok(())) => failures.push(format!("{new}: accepted")),
+            Ok(Err(e)) => {
+                if e.path != want_path || !e.message.contains(want_says) {
+                    failures.push(format!("{new}: got `{}: {}`, want `{want_path}` containing `{want_says}`", e.path, e.message));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} of {} cases wrong:\n{}", failures.len(), cases.len(), failures.join("\n"));
+}
+
+#[test]
+fn delay_routing_with_a_timed_route_change_runs() {
+    let text = "[simulation]\nduration = \"3s\"\nrouting = \"delay\"\n\
+        [[nodes]]\nname = \"a\"\n[[nodes]]\nname = \"b\"\n[[nodes]]\nname = \"r1\"\nkind = \"router\"\n[[nodes]]\nname = \"r2\"\nkind = \"router\"\n\
+        [[links]]\na = \"a\"\nb = \"r1\"\nrate = \"10Mbps\"\ndelay = \"1ms\"\n\
+        [[links]]\na = \"a\"\nb = \"r2\"\nrate = \"10Mbps\"\ndelay = \"1ms\"\n\
+        [[links]]\na = \"r1\"\nb = \"b\"\nrate = \"10Mbps\"\ndelay = \"1ms\"\n\
+        [[links]]\na = \"r2\"\nb = \"b\"\nrate = \"10Mbps\"\ndelay = \"30ms\"\n\
+        [[routes]]\nnode = \"a\"\ndst = \"b\"\nnext_hop = \"r2\"\nat = \"1s\"\n\
+        [[flows]]\nname = \"f\"\nsrc = \"a\"\ndst = \"b\"\nworkload = { kind = \"bulk\" }\n";
+    let mut sim = pinchpoint_core::load_toml(text, "t.toml", None).unwrap_or_else(|e| panic!("{e}"));
+    sim.run();
+    let r = sim.results();
+    let i = r.links.strs("link").iter().position(|l| l == "a->r2").unwrap();
+    assert!(r.links.u64s("tx_bytes")[i] > 0, "traffic moved to r2 after the change");
+}
