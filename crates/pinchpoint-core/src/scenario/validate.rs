@@ -131,18 +131,7 @@ pub fn validate(sc: &Scenario) -> Result<(), Problem> {
             }
         }
         if f.transport == TransportKind::Tcp {
-            if f.tcp.mss == 0 {
-                return err(format!("flows[{i}].tcp.mss"), "expected a positive segment size");
-            }
-            if f.tcp.init_cwnd_pkts == 0 {
-                return err(format!("flows[{i}].tcp.init_cwnd_pkts"), "expected at least 1 segment");
-            }
-            if f.tcp.dupack_threshold == 0 {
-                return err(format!("flows[{i}].tcp.dupack_threshold"), "expected at least 1");
-            }
-            if f.tcp.packets_per_segment == 0 || f.tcp.packets_per_segment > f.tcp.mss {
-                return err(format!("flows[{i}].tcp.packets_per_segment"), "expected 1 to mss");
-            }
+            f.tcp.validate().or_else(|(field, msg)| err(format!("flows[{i}].tcp.{field}"), msg))?;
         }
         if let Some(sh) = &f.shaper {
             if sh.rate.0 <= 0.0 {

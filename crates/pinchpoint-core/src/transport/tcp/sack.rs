@@ -52,12 +52,20 @@ impl SackBlocks {
 pub struct Scoreboard {
     /// SACKed ranges, sorted and disjoint.
     sacked: Vec<(u64, u64)>,
+    /// Sum of the lengths of `sacked`.
+    total: u64,
 }
 
 impl Scoreboard {
     /// Forgets everything (a new connection).
     pub fn clear(&mut self) {
         self.sacked.clear();
+        self.total = 0;
+    }
+
+    /// Bytes SACKed above `snd_una` in all.
+    pub fn sacked_bytes(&self) -> u64 {
+        self.total
     }
 
     /// True if nothing is SACKed.
@@ -76,17 +84,23 @@ impl Scoreboard {
         while j < self.sacked.len() && self.sacked[j].0 <= e {
             s = s.min(self.sacked[j].0);
             e = e.max(self.sacked[j].1);
+            self.total -= self.sacked[j].1 - self.sacked[j].0;
             j += 1;
         }
+        self.total += e - s;
         self.sacked.splice(i..j, std::iter::once((s, e)));
     }
 
     /// Drops everything below the cumulative ack.
     pub fn advance(&mut self, snd_una: u64) {
         let n = self.sacked.partition_point(|r| r.1 <= snd_una);
-        self.sacked.drain(..n);
+        for r in self.sacked.drain(..n) {
+            self.total -= r.1 - r.0;
+        }
         if let Some(first) = self.sacked.first_mut() {
-            first.0 = first.0.max(snd_una);
+            let cut = snd_una.saturating_sub(first.0);
+            first.0 += cut;
+            self.total -= cut;
         }
     }
 

@@ -1,8 +1,9 @@
 //! The sending end: segmentation, the retransmission timer, loss detection and recovery.
 //! The window itself comes from the congestion controller.
 
-use super::cc::{AckSample, AnyCc, CongestionControl, RecoveryStyle};
+use super::cc::{AckSample, AnyCc, CongestionControl};
 use super::sack::Scoreboard;
+use super::Recovery;
 use crate::net::packet::{flags, Ecn, Packet, PacketKind};
 use crate::sim::SimTime;
 use crate::transport::{Direction, TransportCtx, TransportReport, TIMER_RTO};
@@ -30,8 +31,13 @@ pub struct SenderSettings {
     pub limited_transmit: bool,
     /// Priority written on data packets.
     pub priority: u8,
-    /// Use the receiver's SACK blocks for loss recovery (RFC 6675); off: NewReno (RFC 6582).
+    /// Read the receiver's SACK blocks (RFC 2018): the scoreboard used by SACK recovery and
+    /// by retransmission after a timeout.
     pub sack: bool,
+    /// Loss recovery after duplicate acknowledgements (needs `sack` for [`Recovery::Sack`]).
+    pub recovery: Recovery,
+    /// RFC 6937 proportional rate reduction during SACK recovery.
+    pub prr: bool,
 }
 
 /// RFC 6298 s2: the clock granularity G used in RTO = SRTT + max(G, 4 RTTVAR); 1 ms as Linux.
@@ -56,8 +62,15 @@ pub struct TcpSender {
     in_recovery: bool,
     /// RFC 6582 `recover`: snd_max when the last recovery or timeout began.
     recover: Option<u64>,
-    /// The window during fast recovery (ssthresh + inflation), bytes.
+    /// The window during fast recovery, bytes: ssthresh + inflation (Reno, NewReno) or
+    /// pipe + sndcnt (SACK with PRR).
     recovery_wnd: u64,
+    /// RFC 6937 prr_delivered: bytes delivered to the receiver since recovery began.
+    prr_delivered: u64,
+    /// RFC 6937 prr_out: bytes sent since recovery began.
+    prr_out: u64,
+    /// RFC 6937 RecoverFS: snd.nxt - snd.una when recovery began.
+    recover_fs: u64,
     /// A partial ack already reset the timer in this recovery (RFC 6582 s3.2 step 5).
     partial_ack_seen: bool,
     /// ECN: no new reaction until snd_una passes this (RFC 3168 s6.1.2, once per window).
@@ -100,6 +113,9 @@ impl TcpSender {
             in_recovery: false,
             recover: None,
             recovery_wnd: 0,
+            prr_delivered: 0,
+            prr_out: 0,
+            recover_fs: 0,
             partial_ack_seen: false,
             ecn_hold_until: 0,
             cwr_pending: false,
@@ -157,6 +173,28 @@ impl TcpSender {
         let cwnd = if self.in_recovery { self.recovery_wnd } else { self.cc.cwnd_bytes() };
         cwnd.min(self.rwnd)
     }
+    /// The congestion window in force: the controller's, or the sender's own during a recovery
+    /// that sets one (Reno and NewReno inflation, PRR).
+    pub fn cwnd_bytes(&self) -> u64 {
+        if self.in_recovery && (self.s.recovery != Recovery::Sack || self.s.prr) {
+            self.recovery_wnd
+        } else {
+            self.cc.cwnd_bytes()
+        }
+    }
+    /// The settings.
+    pub fn settings(&self) -> &SenderSettings {
+        &self.s
+    }
+    /// Bytes the scoreboard records as SACKed above `snd_una`.
+    pub fn sacked_bytes(&self) -> u64 {
+        self.board.sacked_bytes()
+    }
+    /// RFC 6675 pipe: the sender's estimate of the bytes still in the network.
+    pub fn pipe_bytes(&self) -> u64 {
+        let lost_below = self.board.loss_boundary(self.s.dupack_threshold, self.s.mss);
+        self.board.pipe(self.snd_una, self.snd_max, lost_below, self.high_rxt)
+    }
     /// True if the whole finite workload is acknowledged.
     pub fn is_complete(&self) -> bool {
         self.completed
@@ -191,6 +229,10 @@ impl TcpSender {
         if seq < self.snd_max {
             f |= flags::RETX;
             self.retx_pkts += k as u64;
+        }
+        if self.in_recovery {
+            // RFC 6937: prr_out counts every byte sent during recovery.
+            self.prr_out += len as u64;
         }
         if self.cwr_pending {
             f |= flags::CWR;
@@ -239,7 +281,7 @@ impl TcpSender {
     }
 
     fn try_send(&mut self, ctx: &mut TransportCtx) {
-        if self.in_recovery && self.s.sack {
+        if self.in_recovery && self.s.recovery == Recovery::Sack {
             self.sack_send(ctx);
             return;
         }
@@ -275,10 +317,11 @@ impl TcpSender {
 
     /// RFC 6675 s5 step (C): while cwnd - pipe >= 1 SMSS, send NextSeg(): first the lowest
     /// lost and not yet retransmitted hole, then new data. (Rule 3 of NextSeg, retransmitting
-    /// a hole not yet deemed lost, is not used; RFC 6675 makes it optional.)
+    /// a hole not yet deemed lost, is not used; RFC 6675 makes it optional.) cwnd is ssthresh
+    /// (RFC 6675 s5 step 4.2) or, with PRR, pipe + sndcnt set on each acknowledgement.
     fn sack_send(&mut self, ctx: &mut TransportCtx) {
         let mss = self.s.mss as u64;
-        let cwnd = self.cc.cwnd_bytes().min(self.rwnd);
+        let cwnd = if self.s.prr { self.recovery_wnd } else { self.cc.cwnd_bytes() }.min(self.rwnd);
         let lost_below = self.board.loss_boundary(self.s.dupack_threshold, self.s.mss);
         loop {
             let pipe = self.board.pipe(self.snd_una, self.snd_max, lost_below, self.high_rxt);
@@ -334,12 +377,15 @@ impl TcpSender {
         self.rwnd = pkt.window_bytes as u64;
         let ack = pkt.ack.min(self.snd_max);
         let in_flight_before = self.snd_max - self.snd_una;
+        // RFC 6937 DeliveredData: the change in snd_una plus the change in SACKed bytes.
+        let delivered_mark_before = self.snd_una + self.board.sacked_bytes();
         if self.s.sack {
             for (a, b) in pkt.sack.ranges(pkt.ack) {
                 self.board.add(a.max(ack), b.min(self.snd_max));
             }
             self.board.advance(ack.max(self.snd_una));
         }
+        let delivered = (ack.max(self.snd_una) + self.board.sacked_bytes()).saturating_sub(delivered_mark_before);
         if ack > self.snd_una {
             let acked = ack - self.snd_una;
             // RFC 7323 s4.1: an RTT sample from the echoed timestamp of an ack that advances.
@@ -353,7 +399,7 @@ impl TcpSender {
             let mut partial = false;
             if self.in_recovery {
                 let full = self.recover.is_none_or(|r| ack >= r);
-                if full || self.cc.recovery() == RecoveryStyle::Reno {
+                if full || self.s.recovery == Recovery::Reno {
                     // RFC 6582 s3.2 step 3 (full ack) / RFC 5681 (any new ack): leave recovery,
                     // window = ssthresh.
                     self.in_recovery = false;
@@ -362,7 +408,7 @@ impl TcpSender {
                     // RFC 6582 s3.2 step 5: partial ack. Retransmit the next hole, deflate the
                     // window by the amount acknowledged and add back one segment.
                     partial = true;
-                    if !self.s.sack {
+                    if self.s.recovery == Recovery::NewReno {
                         self.send_segment(self.snd_una, ctx);
                         self.recovery_wnd = self.recovery_wnd.saturating_sub(acked) + self.s.mss as u64;
                     }
@@ -399,9 +445,11 @@ impl TcpSender {
             self.dupacks += 1;
             let sack_lost = self.s.sack && self.board.loss_boundary(self.s.dupack_threshold, self.s.mss) > self.snd_una;
             if self.in_recovery {
-                // RFC 6582 s3.2 step 4: inflate by one segment per duplicate (NewReno; with
-                // SACK the pipe estimate does this).
-                self.recovery_wnd += self.s.mss as u64;
+                if self.s.recovery != Recovery::Sack {
+                    // RFC 5681 s3.2 step 4 / RFC 6582 s3.2 step 4: inflate by one segment per
+                    // duplicate (with SACK the pipe estimate does this).
+                    self.recovery_wnd += self.s.mss as u64;
+                }
             } else if self.dupacks == self.s.dupack_threshold || (sack_lost && self.dupacks < self.s.dupack_threshold) {
                 // RFC 6582 s3.2 step 2: only if the ack covers more than `recover`.
                 let may_recover = self.recover.is_none_or(|r| ack > r);
@@ -421,7 +469,32 @@ impl TcpSender {
                 return;
             }
         }
+        if self.in_recovery && self.s.recovery == Recovery::Sack && self.s.prr {
+            self.prr_on_ack(delivered);
+        }
         self.try_send(ctx);
+    }
+
+    /// RFC 6937 s3 (PRR-SSRB), on every acknowledgement during recovery: how much may be sent,
+    /// as the window `pipe + sndcnt`. Above ssthresh the sending rate is the delivery rate
+    /// scaled by ssthresh / RecoverFS; below it, slow start back up to ssthresh, at most one
+    /// segment more than was delivered.
+    fn prr_on_ack(&mut self, delivered: u64) {
+        let mss = self.s.mss as u64;
+        self.prr_delivered += delivered;
+        let pipe = self.pipe_bytes();
+        let ssthresh = self.cc.ssthresh_bytes();
+        let sndcnt = if pipe > ssthresh {
+            // Proportional rate reduction: CEIL(prr_delivered * ssthresh / RecoverFS) - prr_out.
+            let fs = self.recover_fs.max(1) as u128;
+            let target = (self.prr_delivered as u128 * ssthresh as u128).div_ceil(fs);
+            (target.min(u64::MAX as u128) as u64).saturating_sub(self.prr_out)
+        } else {
+            // Slow start reduction bound.
+            let limit = self.prr_delivered.saturating_sub(self.prr_out).max(delivered) + mss;
+            (ssthresh - pipe).min(limit)
+        };
+        self.recovery_wnd = pipe + sndcnt;
     }
 
     fn enter_recovery(&mut self, ctx: &mut TransportCtx) {
@@ -431,15 +504,26 @@ impl TcpSender {
         self.recover = Some(self.snd_max);
         self.in_recovery = true;
         self.partial_ack_seen = false;
-        // RFC 6582 s3.2 step 2 / RFC 5681 s3.2 step 4: ssthresh + 3 segments.
-        self.recovery_wnd = self.cc.cwnd_bytes() + self.s.dupack_threshold as u64 * self.s.mss as u64;
-        if self.s.sack && self.high_rxt > self.snd_una {
+        // RFC 6937 s3: initialise at the start of recovery.
+        self.prr_delivered = 0;
+        self.prr_out = 0;
+        self.recover_fs = flight;
+        if self.s.recovery == Recovery::Sack {
+            // RFC 6675 s5 step 4.2 (cwnd = ssthresh); PRR resets it on this same ack.
+            self.recovery_wnd = self.cc.cwnd_bytes();
+        } else {
+            // RFC 6582 s3.2 step 2 / RFC 5681 s3.2 step 4: ssthresh + 3 segments.
+            self.recovery_wnd = self.cc.cwnd_bytes() + self.s.dupack_threshold as u64 * self.s.mss as u64;
+        }
+        if self.s.recovery == Recovery::Sack && self.high_rxt > self.snd_una {
             // Holes up to HighRxt were retransmitted in the previous recovery and those copies
             // are still in flight: do not send them again (Linux keeps the same per-segment
             // "retransmitted" mark until the segment is acknowledged or the timer expires).
             return;
         }
-        // Retransmit the first unacknowledged segment (up to the next SACKed range).
+        // Retransmit the first unacknowledged segment (up to the next SACKed range). This fast
+        // retransmit goes out whatever PRR allows, as Linux sends at least one segment when
+        // prr_out is 0; it counts in prr_out.
         let end = if self.s.sack { self.board.next_sacked_above(self.snd_una).unwrap_or(self.snd_max) } else { self.snd_max };
         let len = (end.min(self.snd_max) - self.snd_una).min(self.s.mss as u64) as u32;
         self.send_segment_len(self.snd_una, len.max(1), ctx);
@@ -496,7 +580,7 @@ impl TcpSender {
             retx_pkts: self.retx_pkts,
             timeouts: self.timeouts,
             fast_retx: self.fast_retx,
-            cwnd_bytes: if self.in_recovery && !self.s.sack { self.recovery_wnd } else { self.cc.cwnd_bytes() },
+            cwnd_bytes: self.cwnd_bytes(),
             rwnd_bytes: 0,
             srtt_ps: self.srtt,
             rtt_samples: self.rtt_samples,

@@ -1,8 +1,8 @@
 //! Congestion controllers for the reliable window transport: the `CongestionControl` trait and
 //! a one-line registry. Each controller is one file.
 //!
-//! The sender owns loss detection and recovery (RFC 5681, RFC 6582); a controller only decides
-//! the window: how it grows per acknowledged byte, and what it becomes after a loss, a timeout or
+//! The sender owns loss detection and recovery (RFC 5681, RFC 6582, RFC 6675 with RFC 6937,
+//! chosen by `tcp.recovery`, as in Linux and ns-3); a controller only decides the window: how it grows per acknowledged byte, and what it becomes after a loss, a timeout or
 //! an ECN echo. Windows are in bytes and grow by acknowledged bytes (RFC 3465 byte counting, as
 //! Linux does), so delayed acknowledgements do not slow growth.
 
@@ -28,16 +28,6 @@ pub struct AckSample {
     pub mss: u32,
 }
 
-/// How the sender recovers from a loss detected by duplicate acknowledgements.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RecoveryStyle {
-    /// RFC 5681 fast recovery: the first new acknowledgement ends recovery.
-    Reno,
-    /// RFC 6582: stay in recovery until everything sent before the loss is acknowledged,
-    /// retransmitting on each partial acknowledgement.
-    NewReno,
-}
-
 /// A window-based congestion controller. Hooks have no-op defaults where that is meaningful.
 pub trait CongestionControl {
     /// Congestion window, bytes.
@@ -56,10 +46,6 @@ pub trait CongestionControl {
     }
     /// Loss recovery ended (everything outstanding at the loss is acknowledged).
     fn on_recovery_exit(&mut self, _now: SimTime) {}
-    /// Which loss recovery the sender should run with this controller.
-    fn recovery(&self) -> RecoveryStyle {
-        RecoveryStyle::NewReno
-    }
     /// A pacing rate, for rate-aware controllers; none means send at line rate.
     fn pacing_rate_bps(&self) -> Option<f64> {
         None
@@ -115,7 +101,6 @@ macro_rules! registry {
             #[inline] fn on_timeout(&mut self, f: u64, m: u32, n: SimTime) { match self { $( AnyCc::$variant(c) => c.on_timeout(f, m, n), )* } }
             #[inline] fn on_ecn(&mut self, f: u64, m: u32, n: SimTime) { match self { $( AnyCc::$variant(c) => c.on_ecn(f, m, n), )* } }
             #[inline] fn on_recovery_exit(&mut self, n: SimTime) { match self { $( AnyCc::$variant(c) => c.on_recovery_exit(n), )* } }
-            #[inline] fn recovery(&self) -> RecoveryStyle { match self { $( AnyCc::$variant(c) => c.recovery(), )* } }
             #[inline] fn pacing_rate_bps(&self) -> Option<f64> { match self { $( AnyCc::$variant(c) => c.pacing_rate_bps(), )* } }
         }
     };
