@@ -77,10 +77,9 @@ pub struct TcpSender {
     ecn_hold_until: u64,
     /// Set CWR on the next data segment.
     cwr_pending: bool,
-    /// What the receiver reported holding above snd_una (SACK).
+    /// What the receiver reported holding above snd_una (SACK), and RFC 6675 HighRxt (the
+    /// highest byte retransmitted in this recovery plus one).
     board: Scoreboard,
-    /// RFC 6675 HighRxt: highest byte retransmitted in this recovery plus one.
-    high_rxt: u64,
     srtt: SimTime,
     rttvar: SimTime,
     rto: SimTime,
@@ -120,7 +119,6 @@ impl TcpSender {
             ecn_hold_until: 0,
             cwr_pending: false,
             board: Scoreboard::default(),
-            high_rxt: 0,
             srtt: 0,
             rttvar: 0,
             rto: s.initial_rto_ps,
@@ -191,9 +189,8 @@ impl TcpSender {
         self.board.sacked_bytes()
     }
     /// RFC 6675 pipe: the sender's estimate of the bytes still in the network.
-    pub fn pipe_bytes(&self) -> u64 {
-        let lost_below = self.board.loss_boundary(self.s.dupack_threshold, self.s.mss);
-        self.board.pipe(self.snd_una, self.snd_max, lost_below, self.high_rxt)
+    pub fn pipe_bytes(&mut self) -> u64 {
+        self.board.pipe(self.snd_una, self.snd_max, self.s.dupack_threshold, self.s.mss)
     }
     /// True if the whole finite workload is acknowledged.
     pub fn is_complete(&self) -> bool {
@@ -324,16 +321,16 @@ impl TcpSender {
         let cwnd = if self.s.prr { self.recovery_wnd } else { self.cc.cwnd_bytes() }.min(self.rwnd);
         let lost_below = self.board.loss_boundary(self.s.dupack_threshold, self.s.mss);
         loop {
-            let pipe = self.board.pipe(self.snd_una, self.snd_max, lost_below, self.high_rxt);
+            let pipe = self.board.pipe(self.snd_una, self.snd_max, self.s.dupack_threshold, self.s.mss);
             if pipe + mss > cwnd {
                 break;
             }
-            let hole = self.board.skip_sacked(self.high_rxt.max(self.snd_una));
+            let hole = self.board.skip_sacked(self.board.high_rxt().max(self.snd_una));
             if hole < lost_below && hole < self.snd_max {
                 let end = self.board.next_sacked_above(hole).unwrap_or(self.snd_max).min(self.snd_max);
                 let len = (end - hole).min(mss) as u32;
                 self.send_segment_len(hole, len, ctx);
-                self.high_rxt = hole + len as u64;
+                self.board.set_high_rxt(hole + len as u64);
                 continue;
             }
             let len = (self.total_bytes - self.snd_max.min(self.total_bytes)).min(mss);
@@ -515,7 +512,7 @@ impl TcpSender {
             // RFC 6582 s3.2 step 2 / RFC 5681 s3.2 step 4: ssthresh + 3 segments.
             self.recovery_wnd = self.cc.cwnd_bytes() + self.s.dupack_threshold as u64 * self.s.mss as u64;
         }
-        if self.s.recovery == Recovery::Sack && self.high_rxt > self.snd_una {
+        if self.s.recovery == Recovery::Sack && self.board.high_rxt() > self.snd_una {
             // Holes up to HighRxt were retransmitted in the previous recovery and those copies
             // are still in flight: do not send them again (Linux keeps the same per-segment
             // "retransmitted" mark until the segment is acknowledged or the timer expires).
@@ -527,7 +524,7 @@ impl TcpSender {
         let end = if self.s.sack { self.board.next_sacked_above(self.snd_una).unwrap_or(self.snd_max) } else { self.snd_max };
         let len = (end.min(self.snd_max) - self.snd_una).min(self.s.mss as u64) as u32;
         self.send_segment_len(self.snd_una, len.max(1), ctx);
-        self.high_rxt = self.snd_una + len as u64;
+        self.board.set_high_rxt(self.snd_una + len as u64);
         // A loss also counts as the ECN reaction for this window (RFC 3168 s6.1.2).
         self.ecn_hold_until = self.snd_max;
     }
@@ -565,7 +562,7 @@ impl TcpSender {
         // Go back N: resend from the oldest unacknowledged byte as the window allows (with
         // SACK, skipping what the receiver holds; reneging is not modelled).
         self.snd_nxt = self.snd_una;
-        self.high_rxt = self.snd_una;
+        self.board.set_high_rxt(self.snd_una);
         self.try_send(ctx);
         if !self.rto_armed {
             self.arm_rto(ctx);

@@ -468,3 +468,25 @@ fn settings_that_would_have_no_effect_are_refused_naming_the_field() {
     assert_eq!(field(TcpConfig { ack_bytes: 0, ..d() }), Some("ack_bytes"));
     assert_eq!(field(TcpConfig { max_window: Some(crate::scenario::units::Bytes(100)), ..d() }), Some("max_window"));
 }
+
+#[test]
+fn a_scenario_with_bad_tcp_settings_is_refused_with_the_field_path() {
+    let base = "[simulation]\nduration = \"1s\"\n[[nodes]]\nname = \"a\"\n[[nodes]]\nname = \"b\"\n\
+                [[links]]\na = \"a\"\nb = \"b\"\nrate = \"10Mbps\"\ndelay = \"1ms\"\n\
+                [[flows]]\nname = \"f\"\nsrc = \"a\"\ndst = \"b\"\nworkload = { kind = \"bulk\" }\n";
+    for (tcp, path) in [
+        ("{ min_rto = \"2s\", max_rto = \"1s\" }", "flows[0].tcp.min_rto"),
+        ("{ initial_rto = \"0s\" }", "flows[0].tcp.initial_rto"),
+        ("{ init_cwnd_pkts = 4294967295 }", "flows[0].tcp.init_cwnd_pkts"),
+        ("{ recovery = \"sack\", sack = false }", "flows[0].tcp.recovery"),
+        ("{ recovery = \"reno\", prr = true }", "flows[0].tcp.prr"),
+    ] {
+        let text = format!("{base}tcp = {tcp}\n");
+        let err = match crate::load_toml(&text, "t.toml", None) {
+            Ok(_) => panic!("{tcp} accepted"),
+            Err(e) => e.to_string(),
+        };
+        assert!(err.contains(path), "{tcp}: {err}");
+    }
+    assert!(crate::load_toml(&format!("{base}tcp = {{ recovery = \"reno\" }}\n"), "t.toml", None).is_ok());
+}
