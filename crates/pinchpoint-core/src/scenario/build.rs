@@ -191,6 +191,7 @@ fn build_transport(f: &FlowConfig, start: SimTime) -> AnyTransport {
                     sack: t.sack_enabled(),
                     recovery: t.recovery_in_use(),
                     prr: t.prr_enabled(),
+                    pacing: t.pacing,
                 },
                 cc,
                 total,

@@ -290,6 +290,10 @@ pub struct TcpConfig {
     /// `TcpPrrRecovery`). Only meaningful with recovery = "sack".
     #[serde(skip_serializing_if = "Option::is_none")]
     pub prr: Option<bool>,
+    /// Pace transmissions (Linux internal pacing): at the controller's rate if it gives one,
+    /// else 2x cwnd/srtt in slow start and 1.2x in congestion avoidance; the first 10 segments
+    /// go back to back. Default off (Linux paces only with fq or a controller that asks).
+    pub pacing: bool,
     /// Network packets each segment (TPDU) is split into, for paths whose MTU is smaller than
     /// the segment (ATN WP/267 s5.2). Each packet carries an equal share of the payload plus
     /// `header_bytes`; the receiver acknowledges once per segment. Default 1.
@@ -315,6 +319,7 @@ impl Default for TcpConfig {
             sack: None,
             recovery: None,
             prr: None,
+            pacing: false,
             packets_per_segment: 1,
         }
     }

@@ -13,7 +13,7 @@ pub mod receiver;
 pub mod sack;
 pub mod sender;
 
-use super::{Transport, TransportCtx, TransportReport, TIMER_DELACK, TIMER_RTO};
+use super::{Transport, TransportCtx, TransportReport, TIMER_DELACK, TIMER_PACING, TIMER_RTO};
 use crate::net::packet::{Packet, PacketKind};
 use receiver::TcpReceiver;
 use sender::TcpSender;
@@ -72,6 +72,7 @@ impl Transport for TcpConnection {
         match slot {
             TIMER_RTO => self.sender.on_rto(ctx),
             TIMER_DELACK => self.receiver.on_delack_timer(ctx),
+            TIMER_PACING => self.sender.on_pacing_timer(ctx),
             _ => {}
         }
     }

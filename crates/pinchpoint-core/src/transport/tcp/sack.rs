@@ -20,9 +20,27 @@ pub struct RangeSet {
     /// start -> end.
     map: BTreeMap<u64, u64>,
     total: u64,
-    /// Ranges visited by merges and walks (each costs one O(log n) map step); for the tests
-    /// that check the cost per acknowledgement does not grow with the window.
-    steps: u64,
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Ranges visited by merges and walks on this thread (each costs one O(log n) map step);
+    /// for the tests that check the cost per acknowledgement does not grow with the window.
+    static STEPS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// Counts `n` range steps (tests only).
+#[inline]
+fn step(n: u64) {
+    #[cfg(test)]
+    STEPS.with(|s| s.set(s.get() + n));
+    let _ = n;
+}
+
+/// Range steps counted on this thread so far.
+#[cfg(test)]
+pub(crate) fn steps() -> u64 {
+    STEPS.with(|s| s.get())
 }
 
 impl RangeSet {
@@ -37,10 +55,6 @@ impl RangeSet {
     /// Sum of the range lengths.
     pub fn total(&self) -> u64 {
         self.total
-    }
-    /// Ranges visited so far (a cost counter).
-    pub fn steps(&self) -> u64 {
-        self.steps
     }
     /// Forgets everything.
     pub fn clear(&mut self) {
@@ -74,16 +88,25 @@ impl RangeSet {
 
     /// Adds [start, end), merging with ranges it overlaps or touches; returns the merged range.
     pub fn insert(&mut self, start: u64, end: u64) -> (u64, u64) {
+        self.insert_with(start, end, |_, _| {})
+    }
+
+    /// As [`RangeSet::insert`], calling `gap(a, b)` for each part [a, b) of [start, end) that
+    /// was not in the set before (lowest first).
+    pub fn insert_with(&mut self, start: u64, end: u64, mut gap: impl FnMut(u64, u64)) -> (u64, u64) {
         if start >= end {
             return (start, start);
         }
         let (mut s, mut e) = (start, end);
-        self.steps += 1;
+        // Everything below `cursor` in [start, end) is known to be covered or reported.
+        let mut cursor = start;
+        step(1);
         // A range starting at or below `start` that reaches it.
         if let Some((&ps, &pe)) = self.map.range(..=start).next_back() {
             if pe >= start {
                 s = ps;
                 e = e.max(pe);
+                cursor = cursor.max(pe);
                 self.map.remove(&ps);
                 self.total -= pe - ps;
             }
@@ -94,10 +117,17 @@ impl RangeSet {
             if ns > e {
                 break;
             }
-            self.steps += 1;
+            step(1);
+            if ns.min(end) > cursor {
+                gap(cursor, ns.min(end));
+            }
+            cursor = cursor.max(ne);
             e = e.max(ne);
             self.map.remove(&ns);
             self.total -= ne - ns;
+        }
+        if cursor < end {
+            gap(cursor, end);
         }
         self.map.insert(s, e);
         self.total += e - s;
@@ -111,7 +141,7 @@ impl RangeSet {
             if s >= seq {
                 break;
             }
-            self.steps += 1;
+            step(1);
             self.map.remove(&s);
             if e > seq {
                 self.map.insert(seq, e);
@@ -138,7 +168,7 @@ impl RangeSet {
             steps += 1;
             n += e.min(to) - s;
         }
-        self.steps += steps;
+        step(steps);
         n
     }
 }
@@ -213,23 +243,25 @@ impl Scoreboard {
         self.sacked.total()
     }
 
-    /// Ranges visited so far (cost counter for tests).
-    pub fn steps(&self) -> u64 {
-        self.sacked.steps()
-    }
 
     /// Records a SACKed range.
     pub fn add(&mut self, start: u64, end: u64) {
+        self.add_with(start, end, |_, _| {});
+    }
+
+    /// Records a SACKed range, calling `newly(a, b)` for each part not SACKed before.
+    pub fn add_with(&mut self, start: u64, end: u64, mut newly: impl FnMut(u64, u64)) {
         if start >= end {
             return;
         }
-        if start < self.high_rxt {
+        let mark = self.high_rxt;
+        let mut below = 0;
+        self.sacked.insert_with(start, end, |a, b| {
             // The part below HighRxt that was not SACKed before now is.
-            let hi = end.min(self.high_rxt);
-            let had = self.sacked.bytes_in(start, hi);
-            self.sacked_below_rxt += (hi - start) - had;
-        }
-        self.sacked.insert(start, end);
+            below += b.min(mark).saturating_sub(a);
+            newly(a, b);
+        });
+        self.sacked_below_rxt += below;
     }
 
     /// Drops everything below the cumulative ack.
@@ -281,7 +313,7 @@ impl Scoreboard {
                 break;
             }
         }
-        self.sacked.steps += steps;
+        step(steps);
         found
     }
 
@@ -354,6 +386,19 @@ mod tests {
         assert_eq!(s.iter().collect::<Vec<_>>(), vec![(2600, 9000)]);
         assert_eq!(s.total(), 6400);
         assert_eq!(s.bytes_in(0, 3000), 400);
+    }
+
+    #[test]
+    fn insert_reports_exactly_the_parts_that_were_new() {
+        let mut s = set(&[(3000, 4000), (5000, 6000)]);
+        let mut gaps = Vec::new();
+        s.insert_with(2000, 7000, |a, b| gaps.push((a, b)));
+        assert_eq!(gaps, vec![(2000, 3000), (4000, 5000), (6000, 7000)]);
+        gaps.clear();
+        s.insert_with(2500, 6500, |a, b| gaps.push((a, b)));
+        assert!(gaps.is_empty());
+        s.insert_with(6500, 8000, |a, b| gaps.push((a, b)));
+        assert_eq!(gaps, vec![(7000, 8000)]);
     }
 
     #[test]
@@ -475,9 +520,9 @@ mod tests {
 
     fn steps_per_ack(holes: u64) -> u64 {
         let (mut s, mut ooo) = window(holes);
-        let (s0, o0) = (s.steps(), ooo.steps());
+        let s0 = steps();
         dupacks(&mut s, &mut ooo, 100);
-        (s.steps() - s0 + ooo.steps() - o0) / 100
+        (steps() - s0) / 100
     }
 
     #[test]

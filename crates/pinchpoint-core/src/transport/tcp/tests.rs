@@ -53,6 +53,7 @@ fn settings(recovery: Recovery, prr: bool) -> SenderSettings {
         sack: recovery == Recovery::Sack,
         recovery,
         prr,
+        pacing: false,
     }
 }
 
@@ -489,4 +490,91 @@ fn a_scenario_with_bad_tcp_settings_is_refused_with_the_field_path() {
         assert!(err.contains(path), "{tcp}: {err}");
     }
     assert!(crate::load_toml(&format!("{base}tcp = {{ recovery = \"reno\" }}\n"), "t.toml", None).is_ok());
+}
+
+// ------------------------------------------------------------------------------------------
+// Delivery-rate estimation and pacing
+// ------------------------------------------------------------------------------------------
+
+#[test]
+fn delivery_rate_sample_measures_the_bottleneck_rate_once_the_pipe_is_full() {
+    // The FIFO wire delivers one 1000-byte segment per ms: 8 Mbit/s of payload.
+    let (mut es, mut er) = (End::new(), End::new());
+    let mut s = sender(settings(Recovery::Sack, true), 10, u64::MAX);
+    let mut r = receiver(false, true);
+    es.call(|c| s.start(c));
+    let mut wire: VecDeque<Packet> = es.out.drain(..).map(|(p, _)| p).collect();
+    for _ in 0..200 {
+        es.now += PS_PER_MS;
+        er.now = es.now;
+        let p = wire.pop_front().unwrap();
+        er.call(|c| r.on_data(&p, c));
+        for (a, _) in er.out.drain(..).collect::<Vec<_>>() {
+            es.call(|c| s.on_ack(&a, c));
+        }
+        wire.extend(es.out.drain(..).map(|(p, _)| p));
+    }
+    let rs = s.last_rate_sample().expect("a sample");
+    assert!(!rs.is_app_limited);
+    assert_eq!(rs.total_delivered_bytes, 200 * M);
+    assert!((rs.delivery_rate_bps - 8e6).abs() < 1e-6 * 8e6, "{rs:?}");
+    assert_eq!(s.delivered_bytes(), 200 * M);
+}
+
+#[test]
+fn segments_sent_after_the_application_ran_dry_give_app_limited_samples() {
+    // Draft s3.4: a 5-segment file in a 10-segment window leaves the window unfilled, so the
+    // sender is application-limited from then on; the retransmission after a timeout carries
+    // the mark, and so does the sample its acknowledgement produces.
+    let mut e = End::new();
+    let mut s = sender(settings(Recovery::Sack, true), 10, 5 * M);
+    e.call(|c| s.start(c));
+    assert_eq!(e.take().len(), 5);
+    e.now = PS_PER_S;
+    e.call(|c| s.on_rto(c));
+    assert_eq!(e.take(), vec![(0, 1000, true)]);
+    e.now = PS_PER_S + 10 * PS_PER_MS;
+    e.call(|c| s.on_ack(&ack_pkt(M, &[], PS_PER_S), c));
+    let rs = s.last_rate_sample().unwrap();
+    assert!(rs.is_app_limited, "{rs:?}");
+    assert_eq!(rs.delivered_bytes, M);
+    assert_eq!(rs.rtt_ps, 10 * PS_PER_MS);
+    // interval = max(send_elapsed = 1 s, ack_elapsed = 1.01 s) from the clocks set at t = 0.
+    assert_eq!(rs.interval_ps, PS_PER_S + 10 * PS_PER_MS);
+}
+
+#[test]
+fn sack_delivers_segments_to_the_rate_sample_when_they_are_sacked_not_when_acked() {
+    let mut e = End::new();
+    let mut s = sender(SenderSettings { limited_transmit: false, ..settings(Recovery::Sack, true) }, 10, u64::MAX);
+    e.call(|c| s.start(c));
+    e.now = PS_PER_MS;
+    e.call(|c| s.on_ack(&ack_pkt(0, &[(M, 3 * M)], 0), c));
+    assert_eq!(s.delivered_bytes(), 2 * M);
+    e.now = 2 * PS_PER_MS;
+    e.call(|c| s.on_ack(&ack_pkt(3 * M, &[], 0), c));
+    assert_eq!(s.delivered_bytes(), 3 * M, "the SACKed segments are not counted twice");
+}
+
+#[test]
+fn pacing_spaces_segments_at_twice_cwnd_over_srtt_in_slow_start_after_the_initial_burst() {
+    let mut e = End::new();
+    let mut s = sender(SenderSettings { pacing: true, ..settings(Recovery::NewReno, false) }, 10, u64::MAX);
+    e.call(|c| s.start(c));
+    // No RTT yet and the initial quantum: 10 segments back to back.
+    assert_eq!(e.take().len(), 10);
+    assert_eq!(s.pacing_rate_bps(), None);
+    e.now = 100 * PS_PER_MS;
+    e.call(|c| s.on_ack(&ack_pkt(M, &[], 0), c));
+    // srtt 100 ms, cwnd 11000 bytes, slow start: 2 * 11000 * 8 / 0.1 s = 1.76 Mbit/s.
+    let rate = s.pacing_rate_bps().unwrap();
+    assert!((rate - 1.76e6).abs() < 1e-3, "{rate}");
+    // The window allows two segments: the first leaves now, the second one wire time later
+    // (1040 bytes at 1.76 Mbit/s = 4.727 ms).
+    assert_eq!(e.take().len(), 1);
+    let gap = (1040.0 * 8.0 / rate * PS_PER_S as f64) as SimTime;
+    assert_eq!(e.timers[crate::transport::TIMER_PACING as usize], e.now + gap);
+    e.now += gap;
+    e.call(|c| s.on_pacing_timer(c));
+    assert_eq!(e.take(), vec![(11_000, 1000, false)]);
 }

@@ -28,6 +28,35 @@ pub struct AckSample {
     pub mss: u32,
 }
 
+/// A delivery-rate sample (draft-cheng-iccrg-delivery-rate-estimation s3.3, as Linux's
+/// `struct rate_sample`): how much was delivered over the interval that ended with this
+/// acknowledgement, measured from the most recently sent packet it newly delivered.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct RateSample {
+    /// Time of the acknowledgement.
+    pub now: SimTime,
+    /// Bytes delivered over the interval (C.delivered - P.delivered).
+    pub delivered_bytes: u64,
+    /// The interval, max(send_elapsed, ack_elapsed), ps.
+    pub interval_ps: SimTime,
+    /// delivered_bytes * 8 / interval, bit/s.
+    pub delivery_rate_bps: f64,
+    /// C.delivered when the packet was sent (P.delivered): a round trip ends when an ack's
+    /// prior_delivered reaches the delivered count at the start of the round.
+    pub prior_delivered_bytes: u64,
+    /// Total bytes delivered on the connection after this acknowledgement (C.delivered).
+    pub total_delivered_bytes: u64,
+    /// The packet was sent while the sender was application-limited: the rate may understate
+    /// the path's (draft s3.4).
+    pub is_app_limited: bool,
+    /// RTT measured by this acknowledgement, ps.
+    pub rtt_ps: SimTime,
+    /// Bytes in flight after this acknowledgement.
+    pub in_flight_bytes: u64,
+    /// True while the sender is in loss recovery.
+    pub in_recovery: bool,
+}
+
 /// A window-based congestion controller. Hooks have no-op defaults where that is meaningful.
 pub trait CongestionControl {
     /// Congestion window, bytes.
@@ -46,10 +75,14 @@ pub trait CongestionControl {
     }
     /// Loss recovery ended (everything outstanding at the loss is acknowledged).
     fn on_recovery_exit(&mut self, _now: SimTime) {}
-    /// A pacing rate, for rate-aware controllers; none means send at line rate.
+    /// A pacing rate, for rate-aware controllers; none means the sender's default (Linux's
+    /// 2x or 1.2x cwnd/srtt when `tcp.pacing` is on, else line rate).
     fn pacing_rate_bps(&self) -> Option<f64> {
         None
     }
+    /// A delivery-rate sample, on every acknowledgement that delivers data (also during loss
+    /// recovery), before `on_ack`. Default: ignored.
+    fn on_rate_sample(&mut self, _rs: &RateSample) {}
 }
 
 /// Facts a controller is built with.
@@ -102,6 +135,7 @@ macro_rules! registry {
             #[inline] fn on_ecn(&mut self, f: u64, m: u32, n: SimTime) { match self { $( AnyCc::$variant(c) => c.on_ecn(f, m, n), )* } }
             #[inline] fn on_recovery_exit(&mut self, n: SimTime) { match self { $( AnyCc::$variant(c) => c.on_recovery_exit(n), )* } }
             #[inline] fn pacing_rate_bps(&self) -> Option<f64> { match self { $( AnyCc::$variant(c) => c.pacing_rate_bps(), )* } }
+            #[inline] fn on_rate_sample(&mut self, rs: &RateSample) { match self { $( AnyCc::$variant(c) => c.on_rate_sample(rs), )* } }
         }
     };
 }
