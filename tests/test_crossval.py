@@ -57,7 +57,8 @@ def test_translate_base():
     assert u["stop_s"] == pytest.approx(3.0)
     assert plan["tcp_settings"]["ns3::TcpSocket::SegmentSize"] == "1448"
     assert plan["tcp_settings"]["ns3::TcpSocket::DelAckCount"] == "1"
-    assert plan["caveats"] == []
+    # Default TCP recovers with SACK + PRR here; the ns-3 side runs TcpClassicRecovery.
+    assert len(plan["caveats"]) == 1 and "tcp.prr" in plan["caveats"][0]
 
 
 def test_translate_tcp_settings_and_queues():

@@ -133,7 +133,7 @@ def parse_size(value: Any) -> int:
 
 _TCP_KEYS = {"mss", "header_bytes", "ack_bytes", "init_cwnd_pkts", "min_rto", "initial_rto",
              "max_rto", "delayed_ack", "delayed_ack_timeout", "max_window", "receiver", "ecn",
-             "dupack_threshold", "sack", "packets_per_segment"}
+             "dupack_threshold", "sack", "packets_per_segment", "recovery", "prr", "pacing"}
 
 
 def _queue_limit(origin: str, field: str, q: Any) -> str:
@@ -250,6 +250,14 @@ def translate(scenario: dict, origin: str = "scenario") -> dict:
                          "(only the default: advertise max_window)")
             if tcp.get("ecn", False):
                 raise no(f"{fld}.tcp.ecn", "ECN is not supported")
+            if tcp.get("pacing", False):
+                raise no(f"{fld}.tcp.pacing", "pacing is not mapped to ns-3")
+            if tcp.get("recovery") == "reno":
+                raise no(f"{fld}.tcp.recovery", "'reno' (RFC 5681 fast recovery) has no ns-3 counterpart")
+            sack_on = tcp.get("sack", tcp.get("recovery") not in ("reno", "newreno"))
+            if sack_on and tcp.get("prr", True):
+                caveats.append(f"{fld}.tcp.prr: pinchpoint runs SACK recovery with PRR (the default); the "
+                               "ns-3 side runs TcpClassicRecovery (set prr = false to compare like with like)")
             if int(tcp.get("packets_per_segment", 1)) != 1:
                 raise no(f"{fld}.tcp.packets_per_segment", "must be 1 (ns-3 sends one packet per segment)")
             if tcp_ref is None:

@@ -97,7 +97,7 @@ def scenario(mix: str, policy: str) -> str:
             out += ['transport = "tcp"', 'workload = { kind = "bulk" }', 'cc = "newreno"',
                     'tcp = { mss = 1000, header_bytes = 40, ack_bytes = 40, init_cwnd_pkts = 2, '
                     'max_window = "20000B", delayed_ack = false, min_rto = "200ms", initial_rto = "3s", ecn = false, '
-                    'sack = false }']
+                    'sack = false, recovery = "newreno" }']
         else:
             out += ['transport = "udp"', f'workload = {{ kind = "cbr", rate = "{UDP_RATE[i]}", packet_size = "1000B" }}']
         out.append("")

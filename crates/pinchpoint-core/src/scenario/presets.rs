@@ -37,7 +37,10 @@ pub fn dumbbell(n: usize, sim_s: f64) -> Scenario {
         init_cwnd_pkts: 10,
         min_rto: Duration(200 * PS_PER_MS),
         delayed_ack: false,
-        sack: true,
+        sack: Some(true),
+        // The ns-3 side of the benchmark runs TcpClassicRecovery (bench/README.md): SACK
+        // recovery with cwnd = ssthresh, no PRR.
+        prr: Some(false),
         ..TcpConfig::default()
     };
     for i in 0..n {

@@ -311,9 +311,22 @@ pub struct TcpConfig {
     pub ecn: bool,
     /// Duplicate acknowledgements that trigger fast retransmit (RFC 5681: 3).
     pub dupack_threshold: u32,
-    /// Selective acknowledgements (RFC 2018) and SACK-based loss recovery (RFC 6675), on by
-    /// default as in Linux; off: NewReno recovery (RFC 6582).
-    pub sack: bool,
+    /// Selective acknowledgements (RFC 2018). Default: on, as in Linux, unless `recovery` is
+    /// "reno" or "newreno" (which do not read them).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sack: Option<bool>,
+    /// Loss recovery, chosen apart from `cc`: "sack" (RFC 6675), "newreno" (RFC 6582) or "reno"
+    /// (RFC 5681 s3.2). Default: "sack" when SACK is on, else "newreno" (as Linux).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recovery: Option<crate::transport::tcp::Recovery>,
+    /// Proportional rate reduction (RFC 6937) during SACK recovery. Default: on (Linux, ns-3's
+    /// `TcpPrrRecovery`). Only meaningful with recovery = "sack".
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prr: Option<bool>,
+    /// Pace transmissions (Linux internal pacing): at the controller's rate if it gives one,
+    /// else 2x cwnd/srtt in slow start and 1.2x in congestion avoidance; the first 10 segments
+    /// go back to back. Default off (Linux paces only with fq or a controller that asks).
+    pub pacing: bool,
     /// Network packets each segment (TPDU) is split into, for paths whose MTU is smaller than
     /// the segment (ATN WP/267 s5.2). Each packet carries an equal share of the payload plus
     /// `header_bytes`; the receiver acknowledges once per segment. Default 1.
@@ -336,7 +349,10 @@ impl Default for TcpConfig {
             receiver: None,
             ecn: false,
             dupack_threshold: 3,
-            sack: true,
+            sack: None,
+            recovery: None,
+            prr: None,
+            pacing: false,
             packets_per_segment: 1,
         }
     }

@@ -192,6 +192,7 @@ pub fn validate(sc: &Scenario) -> Result<(), Problem> {
         }
         if f.transport == TransportKind::Tcp {
             check_tcp(&f.tcp, &format!("flows[{i}].tcp"))?;
+            f.tcp.validate().or_else(|(field, msg)| err(format!("flows[{i}].tcp.{field}"), msg))?;
             if let Some(cc) = &f.cc {
                 cc.validate().map_err(at(&format!("flows[{i}].cc")))?;
             }

@@ -10,7 +10,7 @@ pub mod tfrc;
 pub mod udp;
 
 /// Number of timer slots a flow has.
-pub const TIMER_SLOTS: usize = 4;
+pub const TIMER_SLOTS: usize = 5;
 /// Retransmission timer.
 pub const TIMER_RTO: u8 = 0;
 /// Delayed-acknowledgement timer.
@@ -19,6 +19,8 @@ pub const TIMER_DELACK: u8 = 1;
 pub const TIMER_APP: u8 = 2;
 /// Shaper release timer (owned by the engine, not the transport).
 pub const TIMER_SHAPER: u8 = 3;
+/// Sender pacing timer (TCP internal pacing: the next paced segment is due).
+pub const TIMER_PACING: u8 = 4;
 /// A deadline that never comes (timer not armed).
 pub const NEVER: SimTime = SimTime::MAX;
 

@@ -131,7 +131,8 @@ Choices where WP/267 is silent (identical in every exercise; none fitted to the 
 
 def _tcp(receiver: dict) -> dict:
     return {"mss": MSS, "header_bytes": HEADER_BYTES, "ack_bytes": ACK_BYTES, "min_rto": "1s",
-            "initial_rto": "3s", "dupack_threshold": 1000, "sack": False, "receiver": receiver}
+            "initial_rto": "3s", "dupack_threshold": 1000, "sack": False, "recovery": "newreno",
+            "receiver": receiver}
 
 
 ATN = {"kind": "atn"}

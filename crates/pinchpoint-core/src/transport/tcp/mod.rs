@@ -13,10 +13,40 @@ pub mod receiver;
 pub mod sack;
 pub mod sender;
 
-use super::{Transport, TransportCtx, TransportReport, TIMER_DELACK, TIMER_RTO};
+use super::{Transport, TransportCtx, TransportReport, TIMER_DELACK, TIMER_PACING, TIMER_RTO};
 use crate::net::packet::{Packet, PacketKind};
 use receiver::TcpReceiver;
 use sender::TcpSender;
+use serde::{Deserialize, Serialize};
+
+/// How the sender recovers from a loss detected by duplicate acknowledgements. This is chosen
+/// apart from the congestion controller, as in Linux and ns-3: the controller only sizes the
+/// window (`ssthresh` on a loss), the recovery decides what is sent while the loss is repaired.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub enum Recovery {
+    /// RFC 5681 s3.2 fast recovery: the window is inflated by one segment per duplicate and the
+    /// first acknowledgement of new data ends recovery (1990 "Reno" TCP).
+    #[serde(rename = "reno")]
+    Reno,
+    /// RFC 6582: recovery lasts until everything outstanding at the loss is acknowledged; each
+    /// partial acknowledgement retransmits the next hole.
+    #[serde(rename = "newreno")]
+    NewReno,
+    /// RFC 6675 SACK-based recovery (with RFC 6937 proportional rate reduction when `prr`).
+    #[serde(rename = "sack")]
+    Sack,
+}
+
+impl Recovery {
+    /// The name used in scenario files.
+    pub fn name(self) -> &'static str {
+        match self {
+            Recovery::Reno => "reno",
+            Recovery::NewReno => "newreno",
+            Recovery::Sack => "sack",
+        }
+    }
+}
 
 /// Both ends of one TCP flow.
 pub struct TcpConnection {
@@ -42,6 +72,7 @@ impl Transport for TcpConnection {
         match slot {
             TIMER_RTO => self.sender.on_rto(ctx),
             TIMER_DELACK => self.receiver.on_delack_timer(ctx),
+            TIMER_PACING => self.sender.on_pacing_timer(ctx),
             _ => {}
         }
     }
@@ -61,3 +92,92 @@ impl Transport for TcpConnection {
 
 #[cfg(test)]
 mod tests;
+
+/// Largest initial window accepted, segments. The first call to the sender puts a whole initial
+/// window of packets on the wire at once; a bound keeps that burst (and the memory it takes)
+/// finite. 100,000 segments is 145 MB at the default MSS, far above any window studied.
+pub const MAX_INIT_CWND_PKTS: u32 = 100_000;
+/// Largest segment or header size accepted, bytes: an IPv4 datagram's total length field is
+/// 16 bits (RFC 791), so no segment, header or acknowledgement can be longer.
+pub const MAX_PACKET_BYTES: u32 = 65_535;
+
+fn secs(ps: crate::sim::SimTime) -> f64 {
+    ps as f64 / crate::sim::PS_PER_S as f64
+}
+
+impl crate::scenario::schema::TcpConfig {
+    /// True if the ends exchange SACK blocks. Default: on (as Linux), unless the recovery
+    /// chosen is one that does not read them.
+    pub fn sack_enabled(&self) -> bool {
+        self.sack.unwrap_or(!matches!(self.recovery, Some(Recovery::Reno | Recovery::NewReno)))
+    }
+
+    /// The loss recovery in use: as written, else SACK recovery when SACK is on and NewReno
+    /// otherwise (Linux's choice; ns-3 3.44 likewise uses its SACK scoreboard with PRR).
+    pub fn recovery_in_use(&self) -> Recovery {
+        self.recovery.unwrap_or(if self.sack_enabled() { Recovery::Sack } else { Recovery::NewReno })
+    }
+
+    /// True if SACK recovery runs with RFC 6937 proportional rate reduction (default, as Linux
+    /// and ns-3's `TcpPrrRecovery`).
+    pub fn prr_enabled(&self) -> bool {
+        self.recovery_in_use() == Recovery::Sack && self.prr.unwrap_or(true)
+    }
+
+    /// Checks the TCP settings of one flow; on a problem returns the field (relative to the
+    /// flow's `tcp` table) and what was expected. Settings that would have no effect are refused.
+    pub fn validate(&self) -> Result<(), (&'static str, String)> {
+        let bad = |field: &'static str, msg: String| Err((field, msg));
+        if self.mss == 0 || self.mss > MAX_PACKET_BYTES {
+            return bad("mss", format!("expected 1 to {MAX_PACKET_BYTES} bytes, got {}", self.mss));
+        }
+        if self.header_bytes > MAX_PACKET_BYTES - self.mss {
+            return bad("header_bytes", format!("expected mss + header_bytes at most {MAX_PACKET_BYTES} bytes, got {} + {}", self.mss, self.header_bytes));
+        }
+        if self.ack_bytes == 0 || self.ack_bytes > MAX_PACKET_BYTES {
+            return bad("ack_bytes", format!("expected 1 to {MAX_PACKET_BYTES} bytes, got {}", self.ack_bytes));
+        }
+        if self.init_cwnd_pkts == 0 || self.init_cwnd_pkts > MAX_INIT_CWND_PKTS {
+            return bad("init_cwnd_pkts", format!("expected 1 to {MAX_INIT_CWND_PKTS} segments, got {}", self.init_cwnd_pkts));
+        }
+        if self.initial_rto.0 == 0 {
+            return bad("initial_rto", "expected a positive duration".into());
+        }
+        if self.max_rto.0 == 0 {
+            return bad("max_rto", "expected a positive duration".into());
+        }
+        if self.min_rto.0 > self.max_rto.0 {
+            return bad("min_rto", format!("expected at most max_rto ({} s), got {} s", secs(self.max_rto.0), secs(self.min_rto.0)));
+        }
+        if self.initial_rto.0 > self.max_rto.0 {
+            return bad("initial_rto", format!("expected at most max_rto ({} s), got {} s", secs(self.max_rto.0), secs(self.initial_rto.0)));
+        }
+        if self.delayed_ack && self.delayed_ack_timeout.0 == 0 {
+            return bad("delayed_ack_timeout", "expected a positive duration when delayed_ack = true".into());
+        }
+        if let Some(w) = self.max_window {
+            if w.0 < self.mss as u64 {
+                return bad("max_window", format!("expected at least one segment ({} bytes), got {} bytes", self.mss, w.0));
+            }
+        }
+        if self.dupack_threshold == 0 {
+            return bad("dupack_threshold", "expected at least 1".into());
+        }
+        if self.packets_per_segment == 0 || self.packets_per_segment > self.mss {
+            return bad("packets_per_segment", "expected 1 to mss".into());
+        }
+        match (self.recovery, self.sack) {
+            (Some(Recovery::Sack), Some(false)) => {
+                return bad("recovery", "recovery = \"sack\" reads SACK blocks: expected sack = true (or leave sack unset)".into());
+            }
+            (Some(r @ (Recovery::Reno | Recovery::NewReno)), Some(true)) => {
+                return bad("sack", format!("SACK blocks are read only by recovery = \"sack\"; with recovery = \"{}\" they would have no effect: expected sack = false (or leave it unset)", r.name()));
+            }
+            _ => {}
+        }
+        if self.prr.is_some() && self.recovery_in_use() != Recovery::Sack {
+            return bad("prr", format!("proportional rate reduction is part of SACK recovery; recovery here is \"{}\": remove prr or use recovery = \"sack\"", self.recovery_in_use().name()));
+        }
+        Ok(())
+    }
+}

@@ -1,7 +1,7 @@
 //! The receiving end: cumulative acknowledgements, out-of-order tracking, delayed acks,
 //! timestamp echo and the advertised window.
 
-use super::sack::SackBlocks;
+use super::sack::{RangeSet, SackBlocks};
 use crate::net::packet::{flags, Ecn, Packet, PacketKind};
 use crate::sim::SimTime;
 use crate::transport::credit::{AnyReceiverPolicy, ReceiverPolicy, ReceiverView};
@@ -32,7 +32,7 @@ pub struct TcpReceiver {
     /// Next in-order byte expected.
     rcv_nxt: u64,
     /// Received ranges above `rcv_nxt`, sorted and disjoint: [start, end).
-    ooo: Vec<(u64, u64)>,
+    ooo: RangeSet,
     /// Acknowledgement number of the last ack sent.
     last_ack_sent: u64,
     /// Timestamp to echo (RFC 7323 TS.Recent).
@@ -48,7 +48,7 @@ pub struct TcpReceiver {
 impl TcpReceiver {
     /// A receiver expecting byte 0 first.
     pub fn new(s: ReceiverSettings, policy: AnyReceiverPolicy) -> Self {
-        TcpReceiver { s, policy, rcv_nxt: 0, ooo: Vec::new(), last_ack_sent: 0, ts_recent: 0, unacked_segs: 0, ece_pending: false, latest_ooo: None }
+        TcpReceiver { s, policy, rcv_nxt: 0, ooo: RangeSet::default(), last_ack_sent: 0, ts_recent: 0, unacked_segs: 0, ece_pending: false, latest_ooo: None }
     }
 
     /// Bytes delivered in order to the application.
@@ -124,30 +124,17 @@ impl TcpReceiver {
     }
 
     fn insert_ooo(&mut self, start: u64, end: u64) {
-        let i = self.ooo.partition_point(|r| r.1 < start);
-        let mut s = start;
-        let mut e = end;
-        let mut j = i;
-        while j < self.ooo.len() && self.ooo[j].0 <= e {
-            s = s.min(self.ooo[j].0);
-            e = e.max(self.ooo[j].1);
-            j += 1;
-        }
-        self.ooo.splice(i..j, std::iter::once((s, e)));
+        self.ooo.insert(start, end);
     }
 
     fn absorb_ooo(&mut self) {
-        let mut n = 0;
-        for r in &self.ooo {
-            if r.0 <= self.rcv_nxt {
-                self.rcv_nxt = self.rcv_nxt.max(r.1);
-                n += 1;
-            } else {
+        // Each range absorbed is removed once: O(log n) per range.
+        while let Some((s, e)) = self.ooo.first() {
+            if s > self.rcv_nxt {
                 break;
             }
-        }
-        if n > 0 {
-            self.ooo.drain(..n);
+            self.rcv_nxt = self.rcv_nxt.max(e);
+            self.ooo.remove_below(e);
         }
     }
 

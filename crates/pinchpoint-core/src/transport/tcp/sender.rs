@@ -1,11 +1,13 @@
 //! The sending end: segmentation, the retransmission timer, loss detection and recovery.
 //! The window itself comes from the congestion controller.
 
-use super::cc::{AckSample, AnyCc, CongestionControl, RecoveryStyle};
+use super::cc::{AckSample, AnyCc, CongestionControl, RateSample};
 use super::sack::Scoreboard;
+use super::Recovery;
 use crate::net::packet::{flags, Ecn, Packet, PacketKind};
-use crate::sim::SimTime;
-use crate::transport::{Direction, TransportCtx, TransportReport, TIMER_RTO};
+use crate::sim::{SimTime, PS_PER_S};
+use crate::transport::{Direction, TransportCtx, TransportReport, TIMER_PACING, TIMER_RTO};
+use std::collections::VecDeque;
 
 /// Sender settings.
 #[derive(Clone, Copy, Debug)]
@@ -30,8 +32,168 @@ pub struct SenderSettings {
     pub limited_transmit: bool,
     /// Priority written on data packets.
     pub priority: u8,
-    /// Use the receiver's SACK blocks for loss recovery (RFC 6675); off: NewReno (RFC 6582).
+    /// Read the receiver's SACK blocks (RFC 2018): the scoreboard used by SACK recovery and
+    /// by retransmission after a timeout.
     pub sack: bool,
+    /// Loss recovery after duplicate acknowledgements (needs `sack` for [`Recovery::Sack`]).
+    pub recovery: Recovery,
+    /// RFC 6937 proportional rate reduction during SACK recovery.
+    pub prr: bool,
+    /// Pace transmissions (Linux internal pacing) at the controller's rate or, if it gives
+    /// none, at 2x (slow start) or 1.2x (congestion avoidance) cwnd / srtt.
+    pub pacing: bool,
+}
+
+/// Segments a paced sender may send back to back before pacing starts, as the initial quantum
+/// of Linux's fq (10 MTU) that internal pacing mirrors.
+pub const PACING_INITIAL_BURST_PKTS: u32 = 10;
+
+/// What the sender remembers of a segment it sent, for delivery-rate estimation
+/// (draft-cheng-iccrg-delivery-rate-estimation s3.2; Linux's `tcp_skb_cb.tx`).
+#[derive(Clone, Copy, Debug)]
+struct SentSeg {
+    seq: u64,
+    end: u64,
+    sent_time: SimTime,
+    /// C.delivered, C.delivered_time and C.first_sent_time when it was (last) sent.
+    delivered: u64,
+    delivered_time: SimTime,
+    first_sent_time: SimTime,
+    app_limited: bool,
+    /// Not yet delivered (SACKed or acknowledged).
+    pending: bool,
+}
+
+/// Delivery-rate estimation state (draft-cheng-iccrg-delivery-rate-estimation s3).
+#[derive(Debug, Default)]
+struct RateEstimator {
+    /// Sent segments not yet cumulatively acknowledged, in sequence order.
+    segs: VecDeque<SentSeg>,
+    /// C.delivered: bytes delivered (SACKed or acknowledged) so far.
+    delivered: u64,
+    /// C.delivered_time.
+    delivered_time: SimTime,
+    /// C.first_sent_time.
+    first_sent_time: SimTime,
+    /// C.app_limited: 0, or the delivered count that ends the application-limited period.
+    app_limited_until: u64,
+    /// Newly SACKed ranges of the acknowledgement being processed (reused buffer).
+    newly_sacked: Vec<(u64, u64)>,
+    /// The last sample handed to the controller.
+    last_sample: Option<RateSample>,
+}
+
+impl RateEstimator {
+    /// Draft s3.2 SendPacket: snapshot the connection's delivery state into the segment.
+    fn on_send(&mut self, seq: u64, len: u32, now: SimTime, nothing_in_flight: bool, new_data: bool) {
+        if nothing_in_flight {
+            // The delivery clock starts now.
+            self.first_sent_time = now;
+            self.delivered_time = now;
+        }
+        let rec = SentSeg {
+            seq,
+            end: seq + len as u64,
+            sent_time: now,
+            delivered: self.delivered,
+            delivered_time: self.delivered_time,
+            first_sent_time: self.first_sent_time,
+            app_limited: self.app_limited_until != 0,
+            pending: true,
+        };
+        if new_data {
+            self.segs.push_back(rec);
+        } else {
+            let i = self.segs.partition_point(|r| r.end <= seq);
+            if let Some(r) = self.segs.get_mut(i) {
+                if r.seq <= seq {
+                    *r = SentSeg { seq: r.seq, end: r.end, ..rec };
+                }
+            }
+        }
+    }
+
+    /// Draft s3.3 UpdateRateSample for one newly delivered segment.
+    fn deliver(&mut self, acc: &mut RateAcc, r: SentSeg, now: SimTime) {
+        self.delivered += r.end - r.seq;
+        self.delivered_time = now;
+        if !acc.has || r.delivered > acc.prior_delivered {
+            // The most recently sent of the segments this ack delivers.
+            *acc = RateAcc {
+                has: true,
+                prior_delivered: r.delivered,
+                send_elapsed: r.sent_time - r.first_sent_time,
+                ack_elapsed: now - r.delivered_time,
+                app_limited: r.app_limited,
+                rtt: now - r.sent_time,
+            };
+            self.first_sent_time = r.sent_time;
+        }
+    }
+
+    /// Marks delivered what `ack` and `newly_sacked` cover; draft s3.3 GenerateRateSample.
+    fn on_ack(&mut self, ack: u64, now: SimTime, min_rtt: SimTime, in_flight: u64, in_recovery: bool) -> Option<RateSample> {
+        let mut acc = RateAcc::default();
+        for k in 0..self.newly_sacked.len() {
+            let (a, b) = self.newly_sacked[k];
+            let mut i = self.segs.partition_point(|r| r.seq < a);
+            while i < self.segs.len() && self.segs[i].end <= b {
+                let r = self.segs[i];
+                if r.pending {
+                    self.segs[i].pending = false;
+                    self.deliver(&mut acc, r, now);
+                }
+                i += 1;
+            }
+        }
+        while let Some(&r) = self.segs.front() {
+            if r.end > ack {
+                break;
+            }
+            self.segs.pop_front();
+            if r.pending {
+                self.deliver(&mut acc, r, now);
+            }
+        }
+        if self.app_limited_until != 0 && self.delivered > self.app_limited_until {
+            self.app_limited_until = 0;
+        }
+        if !acc.has {
+            return None;
+        }
+        let interval = acc.send_elapsed.max(acc.ack_elapsed);
+        // Draft s3.3 / Linux tcp_rate_gen: an interval shorter than the minimum RTT is an
+        // artefact (ack compression, a stretched ack): no sample.
+        if interval == 0 || interval < min_rtt {
+            return None;
+        }
+        let delivered = self.delivered - acc.prior_delivered;
+        let rs = RateSample {
+            now,
+            delivered_bytes: delivered,
+            interval_ps: interval,
+            delivery_rate_bps: delivered as f64 * 8.0 / (interval as f64 / PS_PER_S as f64),
+            prior_delivered_bytes: acc.prior_delivered,
+            total_delivered_bytes: self.delivered,
+            is_app_limited: acc.app_limited,
+            rtt_ps: acc.rtt,
+            in_flight_bytes: in_flight,
+            in_recovery,
+        };
+        self.last_sample = Some(rs);
+        Some(rs)
+    }
+}
+
+/// The rate sample being built from one acknowledgement.
+#[derive(Clone, Copy, Debug, Default)]
+struct RateAcc {
+    has: bool,
+    prior_delivered: u64,
+    send_elapsed: SimTime,
+    ack_elapsed: SimTime,
+    app_limited: bool,
+    rtt: SimTime,
 }
 
 /// RFC 6298 s2: the clock granularity G used in RTO = SRTT + max(G, 4 RTTVAR); 1 ms as Linux.
@@ -56,18 +218,24 @@ pub struct TcpSender {
     in_recovery: bool,
     /// RFC 6582 `recover`: snd_max when the last recovery or timeout began.
     recover: Option<u64>,
-    /// The window during fast recovery (ssthresh + inflation), bytes.
+    /// The window during fast recovery, bytes: ssthresh + inflation (Reno, NewReno) or
+    /// pipe + sndcnt (SACK with PRR).
     recovery_wnd: u64,
+    /// RFC 6937 prr_delivered: bytes delivered to the receiver since recovery began.
+    prr_delivered: u64,
+    /// RFC 6937 prr_out: bytes sent since recovery began.
+    prr_out: u64,
+    /// RFC 6937 RecoverFS: snd.nxt - snd.una when recovery began.
+    recover_fs: u64,
     /// A partial ack already reset the timer in this recovery (RFC 6582 s3.2 step 5).
     partial_ack_seen: bool,
     /// ECN: no new reaction until snd_una passes this (RFC 3168 s6.1.2, once per window).
     ecn_hold_until: u64,
     /// Set CWR on the next data segment.
     cwr_pending: bool,
-    /// What the receiver reported holding above snd_una (SACK).
+    /// What the receiver reported holding above snd_una (SACK), and RFC 6675 HighRxt (the
+    /// highest byte retransmitted in this recovery plus one).
     board: Scoreboard,
-    /// RFC 6675 HighRxt: highest byte retransmitted in this recovery plus one.
-    high_rxt: u64,
     srtt: SimTime,
     rttvar: SimTime,
     rto: SimTime,
@@ -83,6 +251,14 @@ pub struct TcpSender {
     rtt_sum_ps: f64,
     rtt_min_ps: SimTime,
     rtt_max_ps: SimTime,
+    /// Delivery-rate estimation (draft-cheng-iccrg-delivery-rate-estimation s3); allocated when
+    /// the flow starts, so an idle flow does not hold it.
+    rate: Option<Box<RateEstimator>>,
+    // Pacing.
+    /// Earliest time the next paced segment may leave.
+    next_send_ps: SimTime,
+    /// Segments still allowed back to back before pacing applies.
+    pacing_burst_left: u8,
 }
 
 impl TcpSender {
@@ -100,11 +276,13 @@ impl TcpSender {
             in_recovery: false,
             recover: None,
             recovery_wnd: 0,
+            prr_delivered: 0,
+            prr_out: 0,
+            recover_fs: 0,
             partial_ack_seen: false,
             ecn_hold_until: 0,
             cwr_pending: false,
             board: Scoreboard::default(),
-            high_rxt: 0,
             srtt: 0,
             rttvar: 0,
             rto: s.initial_rto_ps,
@@ -119,6 +297,99 @@ impl TcpSender {
             rtt_sum_ps: 0.0,
             rtt_min_ps: SimTime::MAX,
             rtt_max_ps: 0,
+            rate: None,
+            next_send_ps: 0,
+            pacing_burst_left: PACING_INITIAL_BURST_PKTS as u8,
+        }
+    }
+
+    /// The last delivery-rate sample (what the controller was last given).
+    pub fn last_rate_sample(&self) -> Option<RateSample> {
+        self.rate.as_ref().and_then(|r| r.last_sample)
+    }
+
+    /// Bytes delivered to the receiver so far (SACKed or acknowledged): C.delivered.
+    pub fn delivered_bytes(&self) -> u64 {
+        self.rate.as_ref().map_or(0, |r| r.delivered)
+    }
+
+    /// The pacing rate in force, bit/s; none when not pacing (off, or no RTT sample yet).
+    pub fn pacing_rate_bps(&self) -> Option<f64> {
+        if !self.s.pacing {
+            return None;
+        }
+        if let Some(r) = self.cc.pacing_rate_bps() {
+            return Some(r);
+        }
+        if !self.has_rtt || self.srtt == 0 {
+            return None;
+        }
+        // Linux tcp_update_pacing_rate: 200% of cwnd/srtt in slow start (cwnd below half of
+        // ssthresh), 120% otherwise (sysctls tcp_pacing_ss_ratio, tcp_pacing_ca_ratio).
+        let cwnd = self.cwnd_bytes();
+        let ratio = if cwnd < self.cc.ssthresh_bytes() / 2 { 2.0 } else { 1.2 };
+        Some(ratio * cwnd as f64 * 8.0 / (self.srtt as f64 / PS_PER_S as f64))
+    }
+
+    /// True if pacing holds the next segment back; then the pacing timer is armed.
+    fn paced_out(&mut self, ctx: &mut TransportCtx) -> bool {
+        if !self.s.pacing || self.pacing_burst_left > 0 || ctx.now >= self.next_send_ps {
+            return false;
+        }
+        if self.pacing_rate_bps().is_none() {
+            return false;
+        }
+        ctx.set_timer(TIMER_PACING, self.next_send_ps);
+        true
+    }
+
+    /// The pacing timer fired: send what the window allows.
+    pub fn on_pacing_timer(&mut self, ctx: &mut TransportCtx) {
+        if self.started && !self.completed {
+            self.try_send(ctx);
+        }
+    }
+
+    /// Notes a transmission for pacing and for delivery-rate estimation (draft s3.2
+    /// SendPacket); `seq >= snd_max` means new data.
+    fn on_transmit(&mut self, seq: u64, len: u32, wire_bytes: u64, now: SimTime) {
+        if self.s.pacing {
+            // The flow's first PACING_INITIAL_BURST_PKTS segments go back to back; later ones
+            // are spaced by their wire time at the pacing rate.
+            let gap = self.pacing_rate_bps().map_or(0, |rate| (wire_bytes as f64 * 8.0 / rate * PS_PER_S as f64) as SimTime);
+            if self.pacing_burst_left > 0 {
+                self.pacing_burst_left -= 1;
+                self.next_send_ps = now + gap;
+            } else {
+                self.next_send_ps = self.next_send_ps.max(now) + gap;
+            }
+        }
+        let (idle, new_data) = (self.snd_max == self.snd_una, seq >= self.snd_max);
+        if let Some(r) = self.rate.as_mut() {
+            r.on_send(seq, len, now, idle, new_data);
+        }
+    }
+
+    /// Marks delivered what `ack` and the newly SACKed ranges cover and, if anything was,
+    /// hands the controller a rate sample.
+    fn rate_sample_on_ack(&mut self, ack: u64, now: SimTime) {
+        let in_flight = self.snd_max - ack.max(self.snd_una);
+        let min_rtt = if self.rtt_samples > 0 { self.rtt_min_ps } else { 0 };
+        let in_recovery = self.in_recovery;
+        if let Some(r) = self.rate.as_mut() {
+            if let Some(rs) = r.on_ack(ack, now, min_rtt, in_flight, in_recovery) {
+                self.cc.on_rate_sample(&rs);
+            }
+        }
+    }
+
+    /// Draft s3.4 CheckIfApplicationLimited: nothing left to send and the window not full.
+    fn check_app_limited(&mut self) {
+        let in_flight = self.snd_max - self.snd_una;
+        if self.snd_max >= self.total_bytes && in_flight < self.send_window() {
+            if let Some(r) = self.rate.as_mut() {
+                r.app_limited_until = (r.delivered + in_flight).max(1);
+            }
         }
     }
 
@@ -157,6 +428,27 @@ impl TcpSender {
         let cwnd = if self.in_recovery { self.recovery_wnd } else { self.cc.cwnd_bytes() };
         cwnd.min(self.rwnd)
     }
+    /// The congestion window in force: the controller's, or the sender's own during a recovery
+    /// that sets one (Reno and NewReno inflation, PRR).
+    pub fn cwnd_bytes(&self) -> u64 {
+        if self.in_recovery && (self.s.recovery != Recovery::Sack || self.s.prr) {
+            self.recovery_wnd
+        } else {
+            self.cc.cwnd_bytes()
+        }
+    }
+    /// The settings.
+    pub fn settings(&self) -> &SenderSettings {
+        &self.s
+    }
+    /// Bytes the scoreboard records as SACKed above `snd_una`.
+    pub fn sacked_bytes(&self) -> u64 {
+        self.board.sacked_bytes()
+    }
+    /// RFC 6675 pipe: the sender's estimate of the bytes still in the network.
+    pub fn pipe_bytes(&mut self) -> u64 {
+        self.board.pipe(self.snd_una, self.snd_max, self.s.dupack_threshold, self.s.mss)
+    }
     /// True if the whole finite workload is acknowledged.
     pub fn is_complete(&self) -> bool {
         self.completed
@@ -169,6 +461,7 @@ impl TcpSender {
     /// The workload starts.
     pub fn start(&mut self, ctx: &mut TransportCtx) {
         self.started = true;
+        self.rate = Some(Box::default());
         if self.total_bytes == 0 {
             self.completed = true;
             return;
@@ -192,10 +485,15 @@ impl TcpSender {
             f |= flags::RETX;
             self.retx_pkts += k as u64;
         }
+        if self.in_recovery {
+            // RFC 6937: prr_out counts every byte sent during recovery.
+            self.prr_out += len as u64;
+        }
         if self.cwr_pending {
             f |= flags::CWR;
             self.cwr_pending = false;
         }
+        self.on_transmit(seq, len, len as u64 + k as u64 * self.s.header_bytes as u64, ctx.now);
         let pkt = Packet {
             kind: PacketKind::Data,
             seq,
@@ -239,7 +537,10 @@ impl TcpSender {
     }
 
     fn try_send(&mut self, ctx: &mut TransportCtx) {
-        if self.in_recovery && self.s.sack {
+        // Draft s3.4: check before sending too, so that what is sent now (retransmissions)
+        // carries the mark when the application has nothing more.
+        self.check_app_limited();
+        if self.in_recovery && self.s.recovery == Recovery::Sack {
             self.sack_send(ctx);
             return;
         }
@@ -264,6 +565,9 @@ impl TcpSender {
             if self.snd_nxt + len > limit {
                 break;
             }
+            if self.paced_out(ctx) {
+                return;
+            }
             let seq = self.snd_nxt;
             self.send_segment_len(seq, len as u32, ctx);
             self.snd_nxt += len;
@@ -271,26 +575,31 @@ impl TcpSender {
                 self.snd_max = self.snd_nxt;
             }
         }
+        self.check_app_limited();
     }
 
     /// RFC 6675 s5 step (C): while cwnd - pipe >= 1 SMSS, send NextSeg(): first the lowest
     /// lost and not yet retransmitted hole, then new data. (Rule 3 of NextSeg, retransmitting
-    /// a hole not yet deemed lost, is not used; RFC 6675 makes it optional.)
+    /// a hole not yet deemed lost, is not used; RFC 6675 makes it optional.) cwnd is ssthresh
+    /// (RFC 6675 s5 step 4.2) or, with PRR, pipe + sndcnt set on each acknowledgement.
     fn sack_send(&mut self, ctx: &mut TransportCtx) {
         let mss = self.s.mss as u64;
-        let cwnd = self.cc.cwnd_bytes().min(self.rwnd);
+        let cwnd = if self.s.prr { self.recovery_wnd } else { self.cc.cwnd_bytes() }.min(self.rwnd);
         let lost_below = self.board.loss_boundary(self.s.dupack_threshold, self.s.mss);
         loop {
-            let pipe = self.board.pipe(self.snd_una, self.snd_max, lost_below, self.high_rxt);
+            let pipe = self.board.pipe(self.snd_una, self.snd_max, self.s.dupack_threshold, self.s.mss);
             if pipe + mss > cwnd {
                 break;
             }
-            let hole = self.board.skip_sacked(self.high_rxt.max(self.snd_una));
+            if self.paced_out(ctx) {
+                return;
+            }
+            let hole = self.board.skip_sacked(self.board.high_rxt().max(self.snd_una));
             if hole < lost_below && hole < self.snd_max {
                 let end = self.board.next_sacked_above(hole).unwrap_or(self.snd_max).min(self.snd_max);
                 let len = (end - hole).min(mss) as u32;
                 self.send_segment_len(hole, len, ctx);
-                self.high_rxt = hole + len as u64;
+                self.board.set_high_rxt(hole + len as u64);
                 continue;
             }
             let len = (self.total_bytes - self.snd_max.min(self.total_bytes)).min(mss);
@@ -334,12 +643,24 @@ impl TcpSender {
         self.rwnd = pkt.window_bytes as u64;
         let ack = pkt.ack.min(self.snd_max);
         let in_flight_before = self.snd_max - self.snd_una;
+        // RFC 6937 DeliveredData: the change in snd_una plus the change in SACKed bytes.
+        let delivered_mark_before = self.snd_una + self.board.sacked_bytes();
+        if let Some(r) = self.rate.as_mut() {
+            r.newly_sacked.clear();
+        }
         if self.s.sack {
+            let mut newly = self.rate.as_mut().map(|r| &mut r.newly_sacked);
             for (a, b) in pkt.sack.ranges(pkt.ack) {
-                self.board.add(a.max(ack), b.min(self.snd_max));
+                self.board.add_with(a.max(ack), b.min(self.snd_max), |x, y| {
+                    if let Some(n) = newly.as_mut() {
+                        n.push((x, y));
+                    }
+                });
             }
             self.board.advance(ack.max(self.snd_una));
         }
+        let delivered = (ack.max(self.snd_una) + self.board.sacked_bytes()).saturating_sub(delivered_mark_before);
+        self.rate_sample_on_ack(ack, ctx.now);
         if ack > self.snd_una {
             let acked = ack - self.snd_una;
             // RFC 7323 s4.1: an RTT sample from the echoed timestamp of an ack that advances.
@@ -353,7 +674,7 @@ impl TcpSender {
             let mut partial = false;
             if self.in_recovery {
                 let full = self.recover.is_none_or(|r| ack >= r);
-                if full || self.cc.recovery() == RecoveryStyle::Reno {
+                if full || self.s.recovery == Recovery::Reno {
                     // RFC 6582 s3.2 step 3 (full ack) / RFC 5681 (any new ack): leave recovery,
                     // window = ssthresh.
                     self.in_recovery = false;
@@ -362,7 +683,7 @@ impl TcpSender {
                     // RFC 6582 s3.2 step 5: partial ack. Retransmit the next hole, deflate the
                     // window by the amount acknowledged and add back one segment.
                     partial = true;
-                    if !self.s.sack {
+                    if self.s.recovery == Recovery::NewReno {
                         self.send_segment(self.snd_una, ctx);
                         self.recovery_wnd = self.recovery_wnd.saturating_sub(acked) + self.s.mss as u64;
                     }
@@ -399,9 +720,11 @@ impl TcpSender {
             self.dupacks += 1;
             let sack_lost = self.s.sack && self.board.loss_boundary(self.s.dupack_threshold, self.s.mss) > self.snd_una;
             if self.in_recovery {
-                // RFC 6582 s3.2 step 4: inflate by one segment per duplicate (NewReno; with
-                // SACK the pipe estimate does this).
-                self.recovery_wnd += self.s.mss as u64;
+                if self.s.recovery != Recovery::Sack {
+                    // RFC 5681 s3.2 step 4 / RFC 6582 s3.2 step 4: inflate by one segment per
+                    // duplicate (with SACK the pipe estimate does this).
+                    self.recovery_wnd += self.s.mss as u64;
+                }
             } else if self.dupacks == self.s.dupack_threshold || (sack_lost && self.dupacks < self.s.dupack_threshold) {
                 // RFC 6582 s3.2 step 2: only if the ack covers more than `recover`.
                 let may_recover = self.recover.is_none_or(|r| ack > r);
@@ -412,7 +735,7 @@ impl TcpSender {
                 // RFC 3042: send one new segment per early duplicate, within cwnd + 2 segments.
                 let len = (self.total_bytes - self.snd_nxt.min(self.total_bytes)).min(self.s.mss as u64);
                 let allowance = self.cc.cwnd_bytes().min(self.rwnd) + self.dupacks as u64 * self.s.mss as u64;
-                if len > 0 && self.snd_nxt == self.snd_max && self.snd_max + len <= self.snd_una + allowance {
+                if len > 0 && self.snd_nxt == self.snd_max && self.snd_max + len <= self.snd_una + allowance && !self.paced_out(ctx) {
                     let seq = self.snd_nxt;
                     self.send_segment(seq, ctx);
                     self.snd_nxt += len;
@@ -421,7 +744,32 @@ impl TcpSender {
                 return;
             }
         }
+        if self.in_recovery && self.s.recovery == Recovery::Sack && self.s.prr {
+            self.prr_on_ack(delivered);
+        }
         self.try_send(ctx);
+    }
+
+    /// RFC 6937 s3 (PRR-SSRB), on every acknowledgement during recovery: how much may be sent,
+    /// as the window `pipe + sndcnt`. Above ssthresh the sending rate is the delivery rate
+    /// scaled by ssthresh / RecoverFS; below it, slow start back up to ssthresh, at most one
+    /// segment more than was delivered.
+    fn prr_on_ack(&mut self, delivered: u64) {
+        let mss = self.s.mss as u64;
+        self.prr_delivered += delivered;
+        let pipe = self.pipe_bytes();
+        let ssthresh = self.cc.ssthresh_bytes();
+        let sndcnt = if pipe > ssthresh {
+            // Proportional rate reduction: CEIL(prr_delivered * ssthresh / RecoverFS) - prr_out.
+            let fs = self.recover_fs.max(1) as u128;
+            let target = (self.prr_delivered as u128 * ssthresh as u128).div_ceil(fs);
+            (target.min(u64::MAX as u128) as u64).saturating_sub(self.prr_out)
+        } else {
+            // Slow start reduction bound.
+            let limit = self.prr_delivered.saturating_sub(self.prr_out).max(delivered) + mss;
+            (ssthresh - pipe).min(limit)
+        };
+        self.recovery_wnd = pipe + sndcnt;
     }
 
     fn enter_recovery(&mut self, ctx: &mut TransportCtx) {
@@ -431,19 +779,30 @@ impl TcpSender {
         self.recover = Some(self.snd_max);
         self.in_recovery = true;
         self.partial_ack_seen = false;
-        // RFC 6582 s3.2 step 2 / RFC 5681 s3.2 step 4: ssthresh + 3 segments.
-        self.recovery_wnd = self.cc.cwnd_bytes() + self.s.dupack_threshold as u64 * self.s.mss as u64;
-        if self.s.sack && self.high_rxt > self.snd_una {
+        // RFC 6937 s3: initialise at the start of recovery.
+        self.prr_delivered = 0;
+        self.prr_out = 0;
+        self.recover_fs = flight;
+        if self.s.recovery == Recovery::Sack {
+            // RFC 6675 s5 step 4.2 (cwnd = ssthresh); PRR resets it on this same ack.
+            self.recovery_wnd = self.cc.cwnd_bytes();
+        } else {
+            // RFC 6582 s3.2 step 2 / RFC 5681 s3.2 step 4: ssthresh + 3 segments.
+            self.recovery_wnd = self.cc.cwnd_bytes() + self.s.dupack_threshold as u64 * self.s.mss as u64;
+        }
+        if self.s.recovery == Recovery::Sack && self.board.high_rxt() > self.snd_una {
             // Holes up to HighRxt were retransmitted in the previous recovery and those copies
             // are still in flight: do not send them again (Linux keeps the same per-segment
             // "retransmitted" mark until the segment is acknowledged or the timer expires).
             return;
         }
-        // Retransmit the first unacknowledged segment (up to the next SACKed range).
+        // Retransmit the first unacknowledged segment (up to the next SACKed range). This fast
+        // retransmit goes out whatever PRR allows, as Linux sends at least one segment when
+        // prr_out is 0; it counts in prr_out.
         let end = if self.s.sack { self.board.next_sacked_above(self.snd_una).unwrap_or(self.snd_max) } else { self.snd_max };
         let len = (end.min(self.snd_max) - self.snd_una).min(self.s.mss as u64) as u32;
         self.send_segment_len(self.snd_una, len.max(1), ctx);
-        self.high_rxt = self.snd_una + len as u64;
+        self.board.set_high_rxt(self.snd_una + len as u64);
         // A loss also counts as the ECN reaction for this window (RFC 3168 s6.1.2).
         self.ecn_hold_until = self.snd_max;
     }
@@ -481,7 +840,7 @@ impl TcpSender {
         // Go back N: resend from the oldest unacknowledged byte as the window allows (with
         // SACK, skipping what the receiver holds; reneging is not modelled).
         self.snd_nxt = self.snd_una;
-        self.high_rxt = self.snd_una;
+        self.board.set_high_rxt(self.snd_una);
         self.try_send(ctx);
         if !self.rto_armed {
             self.arm_rto(ctx);
@@ -496,7 +855,7 @@ impl TcpSender {
             retx_pkts: self.retx_pkts,
             timeouts: self.timeouts,
             fast_retx: self.fast_retx,
-            cwnd_bytes: if self.in_recovery && !self.s.sack { self.recovery_wnd } else { self.cc.cwnd_bytes() },
+            cwnd_bytes: self.cwnd_bytes(),
             rwnd_bytes: 0,
             srtt_ps: self.srtt,
             rtt_samples: self.rtt_samples,

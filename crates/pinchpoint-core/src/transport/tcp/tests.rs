@@ -1,0 +1,580 @@
+//! Sender and receiver driven through their API without a network: hand-made acknowledgements
+//! for exact window traces, and a loss-free FIFO "wire" (one data packet delivered per
+//! millisecond, acknowledgements back at once) for recovery episodes with scripted losses.
+
+use super::cc::{AnyCc, CcConfig, CcInit, CongestionControl};
+use super::receiver::{ReceiverSettings, TcpReceiver};
+use super::sack::SackBlocks;
+use super::sender::{SenderSettings, TcpSender};
+use super::Recovery;
+use crate::net::packet::{flags, Packet, PacketKind};
+use crate::sim::{SimRng, SimTime, PS_PER_MS, PS_PER_S};
+use crate::transport::credit::{AnyReceiverPolicy, ReceiverConfig, ReceiverInit};
+use crate::transport::{Direction, TransportCtx, NEVER, TIMER_DELACK, TIMER_RTO, TIMER_SLOTS};
+use std::collections::VecDeque;
+
+const MSS: u32 = 1000;
+const M: u64 = MSS as u64;
+
+/// One end's view of the engine: output buffer, timers, clock.
+struct End {
+    out: Vec<(Packet, Direction)>,
+    timers: [SimTime; TIMER_SLOTS],
+    rng: SimRng,
+    now: SimTime,
+}
+
+impl End {
+    fn new() -> Self {
+        End { out: Vec::new(), timers: [NEVER; TIMER_SLOTS], rng: crate::sim::rng::stream(1, "test"), now: 0 }
+    }
+    fn call<R>(&mut self, f: impl FnOnce(&mut TransportCtx) -> R) -> R {
+        let mut ctx = TransportCtx { now: self.now, out: &mut self.out, timers: &mut self.timers, rng: &mut self.rng };
+        f(&mut ctx)
+    }
+    /// Data segments emitted since the last call: (seq, len, retransmission).
+    fn take(&mut self) -> Vec<(u64, u32, bool)> {
+        self.out.drain(..).map(|(p, _)| (p.seq, p.payload_bytes, p.flags & flags::RETX != 0)).collect()
+    }
+}
+
+fn settings(recovery: Recovery, prr: bool) -> SenderSettings {
+    SenderSettings {
+        mss: MSS,
+        header_bytes: 40,
+        dupack_threshold: 3,
+        packets_per_segment: 1,
+        min_rto_ps: 200 * PS_PER_MS,
+        initial_rto_ps: PS_PER_S,
+        max_rto_ps: 60 * PS_PER_S,
+        ecn: false,
+        limited_transmit: true,
+        priority: 0,
+        sack: recovery == Recovery::Sack,
+        recovery,
+        prr,
+        pacing: false,
+    }
+}
+
+fn sender(s: SenderSettings, init_cwnd_pkts: u32, total_bytes: u64) -> TcpSender {
+    let cc = AnyCc::build(&CcConfig::default(), CcInit { mss: MSS, init_cwnd_pkts });
+    TcpSender::new(s, cc, total_bytes)
+}
+
+fn receiver(delayed_ack: bool, sack: bool) -> TcpReceiver {
+    let policy = AnyReceiverPolicy::build(&ReceiverConfig::Fixed(Default::default()), ReceiverInit { mss: MSS, max_window_bytes: None });
+    TcpReceiver::new(ReceiverSettings { ack_bytes: 40, delayed_ack, delack_timeout_ps: 40 * PS_PER_MS, ecn: false, mss: MSS, sack }, policy)
+}
+
+/// A hand-made acknowledgement of `ack` with SACK ranges (absolute) and an echoed timestamp.
+fn ack_pkt(ack: u64, sacked: &[(u64, u64)], ts_echo: SimTime) -> Packet {
+    let mut sack = SackBlocks::default();
+    for &(s, e) in sacked.iter().take(super::sack::MAX_SACK_BLOCKS) {
+        sack.blocks[sack.len as usize] = ((s - ack) as u32, (e - ack) as u32);
+        sack.len += 1;
+    }
+    Packet { kind: PacketKind::Ack, ack, window_bytes: u32::MAX, ts_echo, sack, ..Default::default() }
+}
+
+// ------------------------------------------------------------------------------------------
+// Slow start and congestion avoidance (RFC 5681 s3.1, RFC 3465 byte counting with L = 2)
+// ------------------------------------------------------------------------------------------
+
+#[test]
+fn slow_start_adds_one_segment_per_acknowledged_segment_and_sends_two_for_each() {
+    let mut e = End::new();
+    let mut s = sender(settings(Recovery::NewReno, false), 2, u64::MAX);
+    e.call(|c| s.start(c));
+    assert_eq!(e.take(), vec![(0, 1000, false), (1000, 1000, false)]);
+    let mut cwnds = Vec::new();
+    for k in 1..=6u64 {
+        e.now += PS_PER_MS;
+        e.call(|c| s.on_ack(&ack_pkt(k * M, &[], 0), c));
+        cwnds.push(s.cwnd_bytes());
+        // Each ack frees one segment and grows the window by one: two new segments.
+        let sent = e.take();
+        assert_eq!(sent.len(), 2, "ack {k}");
+        assert_eq!(s.snd_max(), (2 + 2 * k) * M);
+    }
+    assert_eq!(cwnds, vec![3000, 4000, 5000, 6000, 7000, 8000]);
+    assert!(s.cc().ssthresh_bytes() > 1 << 60, "no loss yet: ssthresh unbounded");
+}
+
+#[test]
+fn one_ack_covering_three_segments_grows_slow_start_by_two_segments_only() {
+    // RFC 3465 s2.2: at most L = 2 SMSS per acknowledgement.
+    let mut e = End::new();
+    let mut s = sender(settings(Recovery::NewReno, false), 10, u64::MAX);
+    e.call(|c| s.start(c));
+    e.call(|c| s.on_ack(&ack_pkt(3 * M, &[], 0), c));
+    assert_eq!(s.cwnd_bytes(), 12_000);
+    e.call(|c| s.on_ack(&ack_pkt(4 * M, &[], 0), c));
+    assert_eq!(s.cwnd_bytes(), 13_000);
+}
+
+#[test]
+fn delayed_acks_grow_the_window_by_the_two_segments_each_covers() {
+    // Receiver acks every second segment; byte counting makes each ack worth 2 MSS.
+    let (mut es, mut er) = (End::new(), End::new());
+    let mut s = sender(settings(Recovery::NewReno, false), 2, u64::MAX);
+    let mut r = receiver(true, false);
+    es.call(|c| s.start(c));
+    let mut wire: VecDeque<Packet> = es.out.drain(..).map(|(p, _)| p).collect();
+    let mut cwnds = Vec::new();
+    while cwnds.len() < 5 {
+        let p = wire.pop_front().unwrap();
+        er.call(|c| r.on_data(&p, c));
+        for (a, _) in er.out.drain(..).collect::<Vec<_>>() {
+            assert_eq!(a.ack % (2 * M), 0, "an ack every second segment");
+            es.call(|c| s.on_ack(&a, c));
+            cwnds.push(s.cwnd_bytes());
+            wire.extend(es.out.drain(..).map(|(p, _)| p));
+        }
+    }
+    assert_eq!(cwnds, vec![4000, 6000, 8000, 10_000, 12_000]);
+}
+
+#[test]
+fn congestion_avoidance_adds_one_segment_per_window_of_acknowledged_bytes() {
+    // Enter recovery with 10 segments out (ssthresh = 5000), leave it with a full ack, then
+    // count: one MSS per cwnd bytes acknowledged (RFC 5681 s3.1, byte counting).
+    let mut e = End::new();
+    let mut s = sender(SenderSettings { limited_transmit: false, ..settings(Recovery::NewReno, false) }, 10, u64::MAX);
+    e.call(|c| s.start(c));
+    for _ in 0..3 {
+        e.call(|c| s.on_ack(&ack_pkt(0, &[], 0), c));
+    }
+    assert!(s.in_recovery());
+    assert_eq!(s.cc().ssthresh_bytes(), 5000);
+    e.call(|c| s.on_ack(&ack_pkt(10 * M, &[], 0), c)); // full ack
+    assert!(!s.in_recovery());
+    assert_eq!(s.cwnd_bytes(), 5000);
+    e.take();
+    let mut trace = Vec::new();
+    let mut una = 10 * M;
+    for _ in 0..12 {
+        una += M;
+        e.call(|c| s.on_ack(&ack_pkt(una, &[], 0), c));
+        trace.push(s.cwnd_bytes());
+    }
+    // 5 acks of 1000 fill the 5000-byte window -> 6000; then 6 acks -> 7000.
+    assert_eq!(trace, vec![5000, 5000, 5000, 5000, 6000, 6000, 6000, 6000, 6000, 6000, 7000, 7000]);
+}
+
+// ------------------------------------------------------------------------------------------
+// Recovery with one, two and three losses in a window
+// ------------------------------------------------------------------------------------------
+
+/// Outcome of a transfer over the FIFO wire.
+#[derive(Debug)]
+struct Episode {
+    fast_retx: u64,
+    timeouts: u64,
+    retx_pkts: u64,
+    /// (flight before the ack, ssthresh after) at each entry into recovery.
+    entries: Vec<(u64, u64)>,
+    /// cwnd right after each exit from recovery.
+    exits: Vec<u64>,
+    /// ssthresh at each exit.
+    exit_ssthresh: Vec<u64>,
+}
+
+/// Sends `segments` segments over a wire that serves one data packet per millisecond (no
+/// propagation delay, acks back at once), dropping the first transmission of each segment
+/// index in `lost`.
+fn transfer(s_settings: SenderSettings, segments: u64, lost: &[u64]) -> Episode {
+    let (mut es, mut er) = (End::new(), End::new());
+    let mut s = sender(s_settings, 10, segments * M);
+    let mut r = receiver(false, s_settings.sack);
+    es.call(|c| s.start(c));
+    let mut wire: VecDeque<Packet> = es.out.drain(..).map(|(p, _)| p).collect();
+    let mut ep = Episode { fast_retx: 0, timeouts: 0, retx_pkts: 0, entries: vec![], exits: vec![], exit_ssthresh: vec![] };
+    let mut steps = 0;
+    while !s.is_complete() {
+        steps += 1;
+        assert!(steps < 100_000, "transfer does not finish");
+        let next_data = if wire.is_empty() { NEVER } else { es.now + PS_PER_MS };
+        let rto = es.timers[TIMER_RTO as usize];
+        if rto <= next_data {
+            assert_ne!(rto, NEVER, "stalled");
+            es.now = rto;
+            er.now = rto;
+            es.timers[TIMER_RTO as usize] = NEVER;
+            es.call(|c| s.on_rto(c));
+        } else {
+            es.now = next_data;
+            er.now = next_data;
+            let p = wire.pop_front().unwrap();
+            let first = p.flags & flags::RETX == 0;
+            if !(first && lost.contains(&(p.seq / M))) {
+                er.call(|c| r.on_data(&p, c));
+                for (a, _) in er.out.drain(..).collect::<Vec<_>>() {
+                    let was = s.in_recovery();
+                    let flight = s.in_flight();
+                    es.call(|c| s.on_ack(&a, c));
+                    if !was && s.in_recovery() {
+                        ep.entries.push((flight, s.cc().ssthresh_bytes()));
+                    }
+                    if was && !s.in_recovery() {
+                        ep.exits.push(s.cwnd_bytes());
+                        ep.exit_ssthresh.push(s.cc().ssthresh_bytes());
+                    }
+                }
+            }
+        }
+        wire.extend(es.out.drain(..).map(|(p, _)| p));
+    }
+    let rep = s.report();
+    ep.fast_retx = rep.fast_retx;
+    ep.timeouts = rep.timeouts;
+    ep.retx_pkts = rep.retx_pkts;
+    ep
+}
+
+/// Losses at segments 30, 30+3, 30+6 (all in the same window: cwnd is well above 10 by then).
+fn losses(n: usize) -> Vec<u64> {
+    (0..n as u64).map(|i| 30 + 3 * i).collect()
+}
+
+fn check_one_recovery(ep: &Episode, losses: usize) {
+    assert_eq!(ep.fast_retx, 1, "{ep:?}");
+    assert_eq!(ep.timeouts, 0, "{ep:?}");
+    assert_eq!(ep.retx_pkts, losses as u64, "every retransmission repairs a loss: {ep:?}");
+    // RFC 5681 eq. 4: ssthresh = FlightSize / 2 when recovery begins.
+    let (flight, ssthresh) = ep.entries[0];
+    assert_eq!(ssthresh, flight / 2, "{ep:?}");
+    // Recovery ends with cwnd = ssthresh (RFC 6582 s3.2 step 3, RFC 6675 s5, RFC 6937).
+    assert_eq!(ep.exits.len(), 1, "{ep:?}");
+    assert_eq!(ep.exits[0], ep.exit_ssthresh[0], "{ep:?}");
+}
+
+#[test]
+fn newreno_repairs_one_two_and_three_losses_in_one_recovery_one_hole_per_partial_ack() {
+    for n in 1..=3 {
+        let ep = transfer(settings(Recovery::NewReno, false), 200, &losses(n));
+        check_one_recovery(&ep, n);
+    }
+}
+
+#[test]
+fn sack_recovery_with_and_without_prr_repairs_every_loss_in_one_recovery() {
+    for prr in [true, false] {
+        for n in 1..=3 {
+            let ep = transfer(settings(Recovery::Sack, prr), 200, &losses(n));
+            check_one_recovery(&ep, n);
+        }
+    }
+}
+
+#[test]
+fn reno_repairs_one_loss_but_leaves_recovery_at_the_first_partial_ack_and_times_out_on_more() {
+    let ep = transfer(settings(Recovery::Reno, false), 200, &losses(1));
+    check_one_recovery(&ep, 1);
+    for n in [2, 3] {
+        let ep = transfer(settings(Recovery::Reno, false), 200, &losses(n));
+        // The partial ack ends recovery; the duplicates that follow do not cover `recover`,
+        // so no second fast retransmit: the timer repairs the rest.
+        assert_eq!(ep.fast_retx, 1, "{n} losses: {ep:?}");
+        assert_eq!(ep.timeouts, 1, "{n} losses: {ep:?}");
+        assert_eq!(ep.exits.len(), 1, "{n} losses: {ep:?}");
+        // After the timeout cwnd is 1 MSS: the resent hole (33) brings an ack of 3 segments.
+        // With two losses that ends it; with three the window is now 3 MSS (1 + 2, RFC 3465
+        // L = 2) and go-back-N resends the last hole (36) and 37, 38, which the receiver holds.
+        let extra = if n == 3 { 2 } else { 0 };
+        assert_eq!(ep.retx_pkts, n as u64 + extra, "{n} losses: {ep:?}");
+    }
+}
+
+// ------------------------------------------------------------------------------------------
+// PRR (RFC 6937)
+// ------------------------------------------------------------------------------------------
+
+#[test]
+fn prr_spreads_the_reduction_over_the_recovery_and_ends_with_pipe_at_ssthresh() {
+    // RFC 6937 s3 with a single loss in a window of 20 (the RFC's example: ssthresh = 10
+    // segments, RecoverFS = 20), segments 1..19 SACKed one per duplicate, limited transmit off.
+    // Above ssthresh sndcnt = ceil(prr_delivered * 10 / 20) - prr_out: the fast retransmit at
+    // the third duplicate is prr_out = 1 and prr_delivered counts from that duplicate, so new
+    // segments go out at duplicates 6, 8, 10, 12 (one per two delivered). pipe = 20 - k + sent
+    // reaches ssthresh at duplicate 14; from there the slow-start reduction bound sends one
+    // segment per delivered one (15..19), holding pipe at ssthresh.
+    let mut e = End::new();
+    let mut s = sender(SenderSettings { limited_transmit: false, ..settings(Recovery::Sack, true) }, 20, u64::MAX);
+    e.call(|c| s.start(c));
+    assert_eq!(e.take().len(), 20);
+    let mut sent_per_ack = Vec::new();
+    for k in 1..=19u64 {
+        e.call(|c| s.on_ack(&ack_pkt(0, &[(M, (k + 1) * M)], 0), c));
+        let sent = e.take();
+        if k == 3 {
+            assert_eq!(sent, vec![(0, 1000, true)], "fast retransmit of the hole, nothing else");
+            assert_eq!(s.cc().ssthresh_bytes(), 10_000);
+        }
+        sent_per_ack.push(sent.iter().filter(|x| !x.2).count());
+    }
+    let sends_at: Vec<u64> = (1..=19u64).filter(|&k| sent_per_ack[k as usize - 1] == 1).collect();
+    assert_eq!(sends_at, vec![6, 8, 10, 12, 15, 16, 17, 18, 19]);
+    assert!(sent_per_ack.iter().all(|&n| n <= 1));
+    // Ten segments sent in recovery (1 retransmission + 9 new) = ssthresh, and pipe = ssthresh.
+    assert_eq!(s.pipe_bytes(), 10_000);
+    assert_eq!(s.cwnd_bytes(), 10_000);
+}
+
+#[test]
+fn prr_slow_starts_back_to_ssthresh_when_the_losses_leave_pipe_below_it() {
+    // Segments 0..9 lost, 10..19 SACKed one per duplicate. At the third duplicate pipe is
+    // 7 unSACKed + 1 retransmitted = 8 segments < ssthresh = 10, so PRR-SSRB allows
+    // min(ssthresh - pipe, max(prr_delivered - prr_out, DeliveredData) + MSS) = 2 more
+    // retransmissions; afterwards one per duplicate (each delivers one, pipe back at 10).
+    let mut e = End::new();
+    let mut s = sender(SenderSettings { limited_transmit: false, ..settings(Recovery::Sack, true) }, 20, u64::MAX);
+    e.call(|c| s.start(c));
+    e.take();
+    let mut sent = Vec::new();
+    for k in 1..=7u64 {
+        e.call(|c| s.on_ack(&ack_pkt(0, &[(10 * M, (10 + k) * M)], 0), c));
+        sent.push(e.take());
+    }
+    let rx = |seqs: &[u64]| seqs.iter().map(|&i| (i * M, 1000, true)).collect::<Vec<_>>();
+    assert_eq!(sent[..2], [vec![], vec![]]);
+    assert_eq!(sent[2], rx(&[0, 1, 2]));
+    assert_eq!(sent[3..], [rx(&[3]), rx(&[4]), rx(&[5]), rx(&[6])]);
+    assert_eq!(s.pipe_bytes(), 10_000);
+}
+
+// ------------------------------------------------------------------------------------------
+// Retransmission timer (RFC 6298)
+// ------------------------------------------------------------------------------------------
+
+#[test]
+fn retransmission_timeout_doubles_up_to_max_rto_and_collapses_the_window() {
+    let mut e = End::new();
+    let st = SenderSettings { max_rto_ps: 5 * PS_PER_S, ..settings(Recovery::NewReno, false) };
+    let mut s = sender(st, 10, u64::MAX);
+    e.call(|c| s.start(c));
+    assert_eq!(e.take().len(), 10);
+    assert_eq!(e.timers[TIMER_RTO as usize], PS_PER_S, "RFC 6298 s2.1: initial RTO 1 s");
+    let mut rtos = Vec::new();
+    for _ in 0..5 {
+        e.now = e.timers[TIMER_RTO as usize];
+        e.call(|c| s.on_rto(c));
+        rtos.push(s.rto_ps() / PS_PER_MS);
+        // Go back N from snd_una with cwnd = 1 MSS: exactly one segment, the oldest.
+        assert_eq!(e.take(), vec![(0, 1000, true)]);
+        assert_eq!(s.cwnd_bytes(), 1000);
+        assert_eq!(e.timers[TIMER_RTO as usize], e.now + s.rto_ps());
+    }
+    // RFC 6298 s5.5 doubling, capped at max_rto (s2.5).
+    assert_eq!(rtos, vec![2000, 4000, 5000, 5000, 5000]);
+    // RFC 5681 eq. 4 after the first timeout: ssthresh = min(FlightSize, cwnd) / 2 = 5000;
+    // later timeouts halve the one segment in flight, floored at 2 MSS.
+    assert_eq!(s.cc().ssthresh_bytes(), 2000);
+}
+
+#[test]
+fn rto_follows_srtt_and_rttvar_and_is_floored_at_min_rto() {
+    let mut e = End::new();
+    let mut s = sender(settings(Recovery::NewReno, false), 10, u64::MAX);
+    e.call(|c| s.start(c));
+    // First sample R = 300 ms: SRTT = R, RTTVAR = R/2, RTO = SRTT + 4 RTTVAR = 900 ms.
+    e.now = 300 * PS_PER_MS;
+    e.call(|c| s.on_ack(&ack_pkt(M, &[], 0), c));
+    assert_eq!(s.rto_ps(), 900 * PS_PER_MS);
+    // Second sample 100 ms: RTTVAR = 3/4 * 150 + 1/4 * 200 = 162.5; SRTT = 7/8 * 300 + 1/8 * 100 = 275.
+    e.now = 400 * PS_PER_MS;
+    e.call(|c| s.on_ack(&ack_pkt(2 * M, &[], 300 * PS_PER_MS), c));
+    assert_eq!(s.rto_ps(), 925 * PS_PER_MS);
+    // Tiny samples: the 200 ms floor holds.
+    for k in 3..40u64 {
+        e.now += PS_PER_MS;
+        let echo = e.now - PS_PER_MS / 10;
+        e.call(|c| s.on_ack(&ack_pkt(k * M, &[], echo), c));
+    }
+    assert_eq!(s.rto_ps(), 200 * PS_PER_MS);
+}
+
+// ------------------------------------------------------------------------------------------
+// Delayed acknowledgements (RFC 1122 s4.2.3.2, RFC 5681 s4.2)
+// ------------------------------------------------------------------------------------------
+
+fn data_pkt(seq: u64) -> Packet {
+    Packet { kind: PacketKind::Data, seq, payload_bytes: MSS, size_bytes: MSS + 40, ..Default::default() }
+}
+
+#[test]
+fn delayed_ack_goes_out_at_every_second_segment_or_when_the_timer_fires() {
+    let mut e = End::new();
+    let mut r = receiver(true, false);
+    e.call(|c| r.on_data(&data_pkt(0), c));
+    assert!(e.out.is_empty(), "first segment: ack held back");
+    assert_eq!(e.timers[TIMER_DELACK as usize], 40 * PS_PER_MS);
+    e.now = 5 * PS_PER_MS;
+    e.call(|c| r.on_data(&data_pkt(M), c));
+    let acks: Vec<u64> = e.out.drain(..).map(|(p, _)| p.ack).collect();
+    assert_eq!(acks, vec![2000], "second segment: acked at once");
+    assert_eq!(e.timers[TIMER_DELACK as usize], NEVER, "timer cancelled with the ack");
+    // A lone segment is acked when the timer fires, 40 ms after it arrived.
+    e.now = 10 * PS_PER_MS;
+    e.call(|c| r.on_data(&data_pkt(2 * M), c));
+    assert!(e.out.is_empty());
+    assert_eq!(e.timers[TIMER_DELACK as usize], 50 * PS_PER_MS);
+    e.now = 50 * PS_PER_MS;
+    e.call(|c| r.on_delack_timer(c));
+    let acks: Vec<u64> = e.out.drain(..).map(|(p, _)| p.ack).collect();
+    assert_eq!(acks, vec![3000]);
+    // Out of order: a duplicate ack at once, and the segment that fills the hole is acked at once.
+    e.call(|c| r.on_data(&data_pkt(4 * M), c));
+    e.call(|c| r.on_data(&data_pkt(3 * M), c));
+    let acks: Vec<u64> = e.out.drain(..).map(|(p, _)| p.ack).collect();
+    assert_eq!(acks, vec![3000, 5000]);
+}
+
+// ------------------------------------------------------------------------------------------
+// Settings: defaults as Linux, settings without effect refused
+// ------------------------------------------------------------------------------------------
+
+#[test]
+fn recovery_defaults_to_sack_with_prr_and_to_newreno_without_sack() {
+    use crate::scenario::schema::TcpConfig;
+    let d = TcpConfig::default();
+    assert!(d.sack_enabled());
+    assert_eq!(d.recovery_in_use(), Recovery::Sack);
+    assert!(d.prr_enabled());
+    let no_sack = TcpConfig { sack: Some(false), ..TcpConfig::default() };
+    assert_eq!(no_sack.recovery_in_use(), Recovery::NewReno);
+    assert!(!no_sack.prr_enabled());
+    let reno = TcpConfig { recovery: Some(Recovery::Reno), ..TcpConfig::default() };
+    assert!(!reno.sack_enabled(), "SACK is off unless asked for when the recovery ignores it");
+    assert!(reno.validate().is_ok());
+}
+
+#[test]
+fn settings_that_would_have_no_effect_are_refused_naming_the_field() {
+    use crate::scenario::schema::TcpConfig;
+    use crate::scenario::units::Duration;
+    let field = |c: TcpConfig| c.validate().err().map(|e| e.0);
+    let d = TcpConfig::default;
+    assert_eq!(field(TcpConfig { recovery: Some(Recovery::Sack), sack: Some(false), ..d() }), Some("recovery"));
+    assert_eq!(field(TcpConfig { recovery: Some(Recovery::NewReno), sack: Some(true), ..d() }), Some("sack"));
+    assert_eq!(field(TcpConfig { recovery: Some(Recovery::NewReno), prr: Some(true), ..d() }), Some("prr"));
+    assert_eq!(field(TcpConfig { sack: Some(false), prr: Some(false), ..d() }), Some("prr"));
+    assert_eq!(field(TcpConfig { prr: Some(false), ..d() }), None);
+    // Ranges.
+    assert_eq!(field(TcpConfig { min_rto: Duration(61 * PS_PER_S), ..d() }), Some("min_rto"));
+    assert_eq!(field(TcpConfig { initial_rto: Duration(0), ..d() }), Some("initial_rto"));
+    assert_eq!(field(TcpConfig { init_cwnd_pkts: u32::MAX, ..d() }), Some("init_cwnd_pkts"));
+    assert_eq!(field(TcpConfig { mss: 0, ..d() }), Some("mss"));
+    assert_eq!(field(TcpConfig { mss: 65_000, header_bytes: 1000, ..d() }), Some("header_bytes"));
+    assert_eq!(field(TcpConfig { ack_bytes: 0, ..d() }), Some("ack_bytes"));
+    assert_eq!(field(TcpConfig { max_window: Some(crate::scenario::units::Bytes(100)), ..d() }), Some("max_window"));
+}
+
+#[test]
+fn a_scenario_with_bad_tcp_settings_is_refused_with_the_field_path() {
+    let base = "[simulation]\nduration = \"1s\"\n[[nodes]]\nname = \"a\"\n[[nodes]]\nname = \"b\"\n\
+                [[links]]\na = \"a\"\nb = \"b\"\nrate = \"10Mbps\"\ndelay = \"1ms\"\n\
+                [[flows]]\nname = \"f\"\nsrc = \"a\"\ndst = \"b\"\nworkload = { kind = \"bulk\" }\n";
+    for (tcp, path) in [
+        ("{ min_rto = \"2s\", max_rto = \"1s\" }", "flows[0].tcp.min_rto"),
+        ("{ initial_rto = \"0s\" }", "flows[0].tcp.initial_rto"),
+        ("{ init_cwnd_pkts = 4294967295 }", "flows[0].tcp.init_cwnd_pkts"),
+        ("{ recovery = \"sack\", sack = false }", "flows[0].tcp.recovery"),
+        ("{ recovery = \"reno\", prr = true }", "flows[0].tcp.prr"),
+    ] {
+        let text = format!("{base}tcp = {tcp}\n");
+        let err = match crate::load_toml(&text, "t.toml", None) {
+            Ok(_) => panic!("{tcp} accepted"),
+            Err(e) => e.to_string(),
+        };
+        assert!(err.contains(path), "{tcp}: {err}");
+    }
+    assert!(crate::load_toml(&format!("{base}tcp = {{ recovery = \"reno\" }}\n"), "t.toml", None).is_ok());
+}
+
+// ------------------------------------------------------------------------------------------
+// Delivery-rate estimation and pacing
+// ------------------------------------------------------------------------------------------
+
+#[test]
+fn delivery_rate_sample_measures_the_bottleneck_rate_once_the_pipe_is_full() {
+    // The FIFO wire delivers one 1000-byte segment per ms: 8 Mbit/s of payload.
+    let (mut es, mut er) = (End::new(), End::new());
+    let mut s = sender(settings(Recovery::Sack, true), 10, u64::MAX);
+    let mut r = receiver(false, true);
+    es.call(|c| s.start(c));
+    let mut wire: VecDeque<Packet> = es.out.drain(..).map(|(p, _)| p).collect();
+    for _ in 0..200 {
+        es.now += PS_PER_MS;
+        er.now = es.now;
+        let p = wire.pop_front().unwrap();
+        er.call(|c| r.on_data(&p, c));
+        for (a, _) in er.out.drain(..).collect::<Vec<_>>() {
+            es.call(|c| s.on_ack(&a, c));
+        }
+        wire.extend(es.out.drain(..).map(|(p, _)| p));
+    }
+    let rs = s.last_rate_sample().expect("a sample");
+    assert!(!rs.is_app_limited);
+    assert_eq!(rs.total_delivered_bytes, 200 * M);
+    assert!((rs.delivery_rate_bps - 8e6).abs() < 1e-6 * 8e6, "{rs:?}");
+    assert_eq!(s.delivered_bytes(), 200 * M);
+}
+
+#[test]
+fn segments_sent_after_the_application_ran_dry_give_app_limited_samples() {
+    // Draft s3.4: a 5-segment file in a 10-segment window leaves the window unfilled, so the
+    // sender is application-limited from then on; the retransmission after a timeout carries
+    // the mark, and so does the sample its acknowledgement produces.
+    let mut e = End::new();
+    let mut s = sender(settings(Recovery::Sack, true), 10, 5 * M);
+    e.call(|c| s.start(c));
+    assert_eq!(e.take().len(), 5);
+    e.now = PS_PER_S;
+    e.call(|c| s.on_rto(c));
+    assert_eq!(e.take(), vec![(0, 1000, true)]);
+    e.now = PS_PER_S + 10 * PS_PER_MS;
+    e.call(|c| s.on_ack(&ack_pkt(M, &[], PS_PER_S), c));
+    let rs = s.last_rate_sample().unwrap();
+    assert!(rs.is_app_limited, "{rs:?}");
+    assert_eq!(rs.delivered_bytes, M);
+    assert_eq!(rs.rtt_ps, 10 * PS_PER_MS);
+    // interval = max(send_elapsed = 1 s, ack_elapsed = 1.01 s) from the clocks set at t = 0.
+    assert_eq!(rs.interval_ps, PS_PER_S + 10 * PS_PER_MS);
+}
+
+#[test]
+fn sack_delivers_segments_to_the_rate_sample_when_they_are_sacked_not_when_acked() {
+    let mut e = End::new();
+    let mut s = sender(SenderSettings { limited_transmit: false, ..settings(Recovery::Sack, true) }, 10, u64::MAX);
+    e.call(|c| s.start(c));
+    e.now = PS_PER_MS;
+    e.call(|c| s.on_ack(&ack_pkt(0, &[(M, 3 * M)], 0), c));
+    assert_eq!(s.delivered_bytes(), 2 * M);
+    e.now = 2 * PS_PER_MS;
+    e.call(|c| s.on_ack(&ack_pkt(3 * M, &[], 0), c));
+    assert_eq!(s.delivered_bytes(), 3 * M, "the SACKed segments are not counted twice");
+}
+
+#[test]
+fn pacing_spaces_segments_at_twice_cwnd_over_srtt_in_slow_start_after_the_initial_burst() {
+    let mut e = End::new();
+    let mut s = sender(SenderSettings { pacing: true, ..settings(Recovery::NewReno, false) }, 10, u64::MAX);
+    e.call(|c| s.start(c));
+    // No RTT yet and the initial quantum: 10 segments back to back.
+    assert_eq!(e.take().len(), 10);
+    assert_eq!(s.pacing_rate_bps(), None);
+    e.now = 100 * PS_PER_MS;
+    e.call(|c| s.on_ack(&ack_pkt(M, &[], 0), c));
+    // srtt 100 ms, cwnd 11000 bytes, slow start: 2 * 11000 * 8 / 0.1 s = 1.76 Mbit/s.
+    let rate = s.pacing_rate_bps().unwrap();
+    assert!((rate - 1.76e6).abs() < 1e-3, "{rate}");
+    // The window allows two segments: the first leaves now, the second one wire time later
+    // (1040 bytes at 1.76 Mbit/s = 4.727 ms).
+    assert_eq!(e.take().len(), 1);
+    let gap = (1040.0 * 8.0 / rate * PS_PER_S as f64) as SimTime;
+    assert_eq!(e.timers[crate::transport::TIMER_PACING as usize], e.now + gap);
+    e.now += gap;
+    e.call(|c| s.on_pacing_timer(c));
+    assert_eq!(e.take(), vec![(11_000, 1000, false)]);
+}

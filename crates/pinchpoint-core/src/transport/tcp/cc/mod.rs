@@ -1,8 +1,8 @@
 //! Congestion controllers for the reliable window transport: the `CongestionControl` trait and
 //! a one-line registry. Each controller is one file.
 //!
-//! The sender owns loss detection and recovery (RFC 5681, RFC 6582); a controller only decides
-//! the window: how it grows per acknowledged byte, and what it becomes after a loss, a timeout or
+//! The sender owns loss detection and recovery (RFC 5681, RFC 6582, RFC 6675 with RFC 6937,
+//! chosen by `tcp.recovery`, as in Linux and ns-3); a controller only decides the window: how it grows per acknowledged byte, and what it becomes after a loss, a timeout or
 //! an ECN echo. Windows are in bytes and grow by acknowledged bytes (RFC 3465 byte counting, as
 //! Linux does), so delayed acknowledgements do not slow growth.
 
@@ -28,14 +28,33 @@ pub struct AckSample {
     pub mss: u32,
 }
 
-/// How the sender recovers from a loss detected by duplicate acknowledgements.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RecoveryStyle {
-    /// RFC 5681 fast recovery: the first new acknowledgement ends recovery.
-    Reno,
-    /// RFC 6582: stay in recovery until everything sent before the loss is acknowledged,
-    /// retransmitting on each partial acknowledgement.
-    NewReno,
+/// A delivery-rate sample (draft-cheng-iccrg-delivery-rate-estimation s3.3, as Linux's
+/// `struct rate_sample`): how much was delivered over the interval that ended with this
+/// acknowledgement, measured from the most recently sent packet it newly delivered.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct RateSample {
+    /// Time of the acknowledgement.
+    pub now: SimTime,
+    /// Bytes delivered over the interval (C.delivered - P.delivered).
+    pub delivered_bytes: u64,
+    /// The interval, max(send_elapsed, ack_elapsed), ps.
+    pub interval_ps: SimTime,
+    /// delivered_bytes * 8 / interval, bit/s.
+    pub delivery_rate_bps: f64,
+    /// C.delivered when the packet was sent (P.delivered): a round trip ends when an ack's
+    /// prior_delivered reaches the delivered count at the start of the round.
+    pub prior_delivered_bytes: u64,
+    /// Total bytes delivered on the connection after this acknowledgement (C.delivered).
+    pub total_delivered_bytes: u64,
+    /// The packet was sent while the sender was application-limited: the rate may understate
+    /// the path's (draft s3.4).
+    pub is_app_limited: bool,
+    /// RTT measured by this acknowledgement, ps.
+    pub rtt_ps: SimTime,
+    /// Bytes in flight after this acknowledgement.
+    pub in_flight_bytes: u64,
+    /// True while the sender is in loss recovery.
+    pub in_recovery: bool,
 }
 
 /// A window-based congestion controller. Hooks have no-op defaults where that is meaningful.
@@ -56,14 +75,14 @@ pub trait CongestionControl {
     }
     /// Loss recovery ended (everything outstanding at the loss is acknowledged).
     fn on_recovery_exit(&mut self, _now: SimTime) {}
-    /// Which loss recovery the sender should run with this controller.
-    fn recovery(&self) -> RecoveryStyle {
-        RecoveryStyle::NewReno
-    }
-    /// A pacing rate, for rate-aware controllers; none means send at line rate.
+    /// A pacing rate, for rate-aware controllers; none means the sender's default (Linux's
+    /// 2x or 1.2x cwnd/srtt when `tcp.pacing` is on, else line rate).
     fn pacing_rate_bps(&self) -> Option<f64> {
         None
     }
+    /// A delivery-rate sample, on every acknowledgement that delivers data (also during loss
+    /// recovery), before `on_ack`. Default: ignored.
+    fn on_rate_sample(&mut self, _rs: &RateSample) {}
 }
 
 /// Facts a controller is built with.
@@ -85,7 +104,7 @@ macro_rules! cc_dispatch {
             #[inline] fn on_timeout(&mut self, f: u64, m: u32, n: SimTime) { match self { $( $Any::$variant(c) => c.on_timeout(f, m, n), )* } }
             #[inline] fn on_ecn(&mut self, f: u64, m: u32, n: SimTime) { match self { $( $Any::$variant(c) => c.on_ecn(f, m, n), )* } }
             #[inline] fn on_recovery_exit(&mut self, n: SimTime) { match self { $( $Any::$variant(c) => c.on_recovery_exit(n), )* } }
-            #[inline] fn recovery(&self) -> RecoveryStyle { match self { $( $Any::$variant(c) => c.recovery(), )* } }
+            #[inline] fn on_rate_sample(&mut self, rs: &RateSample) { match self { $( $Any::$variant(c) => c.on_rate_sample(rs), )* } }
             #[inline] fn pacing_rate_bps(&self) -> Option<f64> { match self { $( $Any::$variant(c) => c.pacing_rate_bps(), )* } }
         }
     };

@@ -1,10 +1,9 @@
-//! TCP NewReno (RFC 6582): Reno's window rules with NewReno loss recovery, which stays in fast
-//! recovery until every segment outstanding at the loss is acknowledged and retransmits the next
-//! hole on each partial acknowledgement. The recovery itself lives in the sender; this file only
-//! selects it and reuses Reno's window.
+//! `newreno`: the name ns-3 (`TcpNewReno`) and ns-2 give the RFC 5681 window rules; here it is
+//! the same window as `reno` (Linux has only `reno`). NewReno *loss recovery* (RFC 6582) is not a
+//! property of the controller: it is `tcp.recovery = "newreno"`, the default when SACK is off.
 
 use super::reno::RenoWindow;
-use super::{AckSample, CcInit, CongestionControl, RecoveryStyle};
+use super::{AckSample, CcInit, CongestionControl};
 use crate::sim::SimTime;
 use serde::{Deserialize, Serialize};
 
@@ -42,9 +41,6 @@ impl CongestionControl for NewReno {
     fn on_timeout(&mut self, in_flight: u64, mss: u32, _now: SimTime) {
         self.w.collapse(in_flight, mss);
     }
-    fn recovery(&self) -> RecoveryStyle {
-        RecoveryStyle::NewReno
-    }
 }
 
 /// No parameters.
@@ -55,9 +51,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn selects_newreno_recovery_with_reno_window() {
+    fn has_the_reno_window() {
         let mut c = NewReno::new(&NewRenoConfig {}, CcInit { mss: 1448, init_cwnd_pkts: 10 });
-        assert_eq!(c.recovery(), RecoveryStyle::NewReno);
         assert_eq!(c.cwnd_bytes(), 14_480);
         c.on_loss(14_480, 1448, 0);
         assert_eq!(c.cwnd_bytes(), 7240);

@@ -1,6 +1,7 @@
 //! TCP Reno window rules (RFC 5681): slow start below ssthresh, one segment per window of
 //! acknowledged bytes above it (congestion avoidance), halve on loss, one segment after a
-//! timeout. Recovery is RFC 5681 fast recovery: the first new acknowledgement ends it.
+//! timeout. This is Linux's `reno` (`tcp_reno_cong_avoid`, `tcp_reno_ssthresh`): the window only;
+//! loss recovery is chosen apart (`tcp.recovery`).
 //!
 //! Growth counts acknowledged bytes (RFC 3465): in slow start the window grows by the bytes an
 //! acknowledgement covers, at most L = 2 segments per acknowledgement (RFC 3465 s2.2), up to
@@ -10,7 +11,7 @@
 //! of them and the sender would burst. (Linux has no L limit but has SACK and pacing; ns-3's
 //! NewReno grows one segment per acknowledgement, i.e. L = 1.)
 
-use super::{AckSample, CcInit, CongestionControl, RecoveryStyle};
+use super::{AckSample, CcInit, CongestionControl};
 use crate::sim::SimTime;
 use serde::{Deserialize, Serialize};
 
@@ -102,9 +103,6 @@ impl CongestionControl for Reno {
     }
     fn on_timeout(&mut self, in_flight: u64, mss: u32, _now: SimTime) {
         self.w.collapse(in_flight, mss);
-    }
-    fn recovery(&self) -> RecoveryStyle {
-        RecoveryStyle::Reno
     }
 }
 
