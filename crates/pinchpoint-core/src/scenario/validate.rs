@@ -143,6 +143,10 @@ pub fn validate(sc: &Scenario) -> Result<(), Problem> {
             if f.tcp.packets_per_segment == 0 || f.tcp.packets_per_segment > f.tcp.mss {
                 return err(format!("flows[{i}].tcp.packets_per_segment"), "expected 1 to mss");
             }
+            if let Some(cc) = &f.cc {
+                let facts = crate::transport::tcp::cc::TcpFacts { ecn: f.tcp.ecn, mss: f.tcp.mss };
+                cc.validate(&facts).or_else(|p| err(format!("flows[{i}].{}", p.field), p.message))?;
+            }
         }
         if let Some(sh) = &f.shaper {
             if sh.rate.0 <= 0.0 {
