@@ -108,8 +108,47 @@ fn out_of_range_controller_settings_are_refused_naming_the_field() {
     for (extra, field) in [
         ("cc = { kind = \"cubic\", beta = 1.5 }", "flows[0].cc.beta"),
         ("cc = { kind = \"cubic\", c = -1 }", "flows[0].cc.c"),
+        ("cc = \"dctcp\"", "flows[0].tcp.ecn"),
+        ("cc = { kind = \"dctcp\", g = 2 }\ntcp = { ecn = true }", "flows[0].cc.g"),
     ] {
         let e = load_error(extra);
         assert!(e.contains(field), "{extra}: {e}");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// DCTCP
+
+/// Samples of `col` at port `port` from `from_s` on.
+fn port_samples(r: &Results, port: &str, col: &str, from_s: f64) -> Vec<(f64, u64)> {
+    let ps = &r.port_series;
+    let (t, p, v) = (ps.f64s("t_s"), ps.strs("port"), ps.u64s(col));
+    (0..t.len()).filter(|&i| p[i] == port && t[i] >= from_s - 1e-9).map(|i| (t[i], v[i])).collect()
+}
+
+#[test]
+fn dctcp_holds_the_queue_near_the_marking_threshold_at_full_rate_and_shares_fairly() {
+    // 100 Mbit/s, RTT ~4.2 ms (BDP ~35 packets), 200-packet buffer, CE marks at K = 20 packets.
+    let k = 20.0;
+    let queue = "{ kind = \"droptail\", limit_pkts = 200 }\nhooks = [{ kind = \"ce_threshold\", threshold_pkts = 20 }]";
+    // With delayed ACKs the receiver's CE state machine (RFC 8257 s3.2) keeps the count exact.
+    for delayed_ack in [false, true] {
+        let flow = format!("cc = \"dctcp\"\ntcp = {{ ecn = true, delayed_ack = {delayed_ack} }}");
+        let text = bottleneck("100Mbps", "1ms", queue, "6s", "10ms", &[("100us", flow.as_str()); 4]);
+        let r = run(&text);
+        let q: Vec<f64> = port_samples(&r, "r1->r2", "queue_pkts", 1.0).iter().map(|s| s.1 as f64).collect();
+        let mean_q = q.iter().sum::<f64>() / q.len() as f64;
+        let max_q = q.iter().cloned().fold(0.0, f64::max);
+        let tx = port_samples(&r, "r1->r2", "tx_bytes", 1.0);
+        let util = (tx.last().unwrap().1 - tx[0].1) as f64 * 8.0 / (100e6 * (tx.last().unwrap().0 - tx[0].0));
+        let drops = port_samples(&r, "r1->r2", "drops", 0.0).last().unwrap().1;
+        let g = goodputs(&r);
+        let j = jain_index(&g);
+        eprintln!("DCTCP x4 (delayed_ack {delayed_ack}): queue mean {mean_q:.1} max {max_q} pkts (K = {k}), utilisation {util:.4}, drops {drops}, Jain {j:.4}");
+        assert!(mean_q > 0.5 * k && mean_q < 1.5 * k, "mean queue {mean_q:.1}");
+        assert!(max_q < 3.0 * k, "max queue {max_q}");
+        assert!(util > 0.98, "utilisation {util:.4}");
+        assert_eq!(drops, 0);
+        assert!(j > 0.95, "Jain {j:.4} for {g:?}");
     }
 }

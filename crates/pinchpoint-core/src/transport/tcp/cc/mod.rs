@@ -10,6 +10,7 @@ use crate::sim::SimTime;
 use serde::{Deserialize, Serialize};
 
 pub mod cubic;
+pub mod dctcp;
 pub mod newreno;
 pub mod none;
 pub mod reno;
@@ -193,6 +194,7 @@ registry! {
     "reno" => Reno(reno::Reno, reno::RenoConfig),
     "none" => NoCc(none::NoCc, none::NoneConfig),
     "cubic" => Cubic(cubic::Cubic, cubic::CubicConfig),
+    "dctcp" => Dctcp(dctcp::Dctcp, dctcp::DctcpConfig),
 }
 
 crate::string_or_table!(CcConfig, CcTagged, CC_KINDS);
