@@ -152,3 +152,24 @@ fn dctcp_holds_the_queue_near_the_marking_threshold_at_full_rate_and_shares_fair
         assert!(j > 0.95, "Jain {j:.4} for {g:?}");
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Vegas
+
+#[test]
+fn one_vegas_flow_keeps_between_alpha_and_beta_packets_queued_without_loss() {
+    // 10 Mbit/s, RTT ~44 ms (BDP ~37 packets), 100-packet buffer; Vegas alpha 1, beta 3.
+    let text = bottleneck("10Mbps", "20ms", "{ kind = \"droptail\", limit_pkts = 100 }", "20s", "50ms", &[("1ms", "cc = \"vegas\"")]);
+    let r = run(&text);
+    let q: Vec<f64> = port_samples(&r, "r1->r2", "queue_pkts", 5.0).iter().map(|s| s.1 as f64).collect();
+    let mean_q = q.iter().sum::<f64>() / q.len() as f64;
+    let max_q = q.iter().cloned().fold(0.0, f64::max);
+    let tx = port_samples(&r, "r1->r2", "tx_bytes", 5.0);
+    let util = (tx.last().unwrap().1 - tx[0].1) as f64 * 8.0 / (10e6 * (tx.last().unwrap().0 - tx[0].0));
+    let drops = port_samples(&r, "r1->r2", "drops", 0.0).last().unwrap().1;
+    eprintln!("Vegas: queue mean {mean_q:.2} max {max_q} pkts, utilisation {util:.4}, drops {drops}");
+    assert!((1.0..=3.0).contains(&mean_q), "mean queue {mean_q:.2}");
+    assert!(max_q <= 5.0, "max queue {max_q}");
+    assert!(util > 0.97, "utilisation {util:.4}");
+    assert_eq!(drops, 0);
+}

@@ -14,6 +14,7 @@ pub mod dctcp;
 pub mod newreno;
 pub mod none;
 pub mod reno;
+pub mod vegas;
 
 /// What an acknowledgement of new data tells the controller.
 #[derive(Clone, Copy, Debug, Default)]
@@ -195,6 +196,7 @@ registry! {
     "none" => NoCc(none::NoCc, none::NoneConfig),
     "cubic" => Cubic(cubic::Cubic, cubic::CubicConfig),
     "dctcp" => Dctcp(dctcp::Dctcp, dctcp::DctcpConfig),
+    "vegas" => Vegas(vegas::Vegas, vegas::VegasConfig),
 }
 
 crate::string_or_table!(CcConfig, CcTagged, CC_KINDS);
