@@ -52,7 +52,7 @@ INVALID = {
     "zero_rate": (GOOD.replace('"10Mbps"', '"0bps"'), ["links[0].rate", "positive rate"]),
     "disconnected": (GOOD + '[[nodes]]\nname = "island"\n', ["disconnected", "island"]),
     "not_toml": ("[simulation\nduration=", ["not valid TOML"]),
-    "unknown_cc": (GOOD.replace('workload = { kind = "bulk" }', 'workload = { kind = "bulk" }\ncc = "cubic"'), ["flows[0].cc", "cubic"]),
+    "unknown_cc": (GOOD.replace('workload = { kind = "bulk" }', 'workload = { kind = "bulk" }\ncc = "no-such-cc"'), ["flows[0].cc", "no-such-cc"]),
 }
 
 

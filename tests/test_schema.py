@@ -34,6 +34,6 @@ def test_schema_rejects_what_the_validator_rejects():
     bad_unit = json.loads(json.dumps(base))
     bad_unit["links"][0]["rate"] = "10 parsecs"
     bad_cc = json.loads(json.dumps(base))
-    bad_cc["flows"][0]["cc"] = "cubic"
+    bad_cc["flows"][0]["cc"] = "no-such-controller"
     for d in (bad_field, bad_unit, bad_cc):
         assert list(validator.iter_errors(d)), d

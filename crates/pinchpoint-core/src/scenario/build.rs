@@ -213,6 +213,7 @@ fn build_transport(f: &FlowConfig, start: SimTime) -> AnyTransport {
                     ecn: t.ecn,
                     mss: t.mss,
                     sack: t.sack_enabled(),
+                    dctcp_echo: matches!(f.cc, Some(CcConfig::Dctcp(_))),
                 },
                 policy,
             );

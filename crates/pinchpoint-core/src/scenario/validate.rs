@@ -196,6 +196,10 @@ pub fn validate(sc: &Scenario) -> Result<(), Problem> {
             if let Some(cc) = &f.cc {
                 cc.validate().map_err(at(&format!("flows[{i}].cc")))?;
             }
+            if let Some(cc) = &f.cc {
+                let facts = crate::transport::tcp::cc::TcpFacts { ecn: f.tcp.ecn, mss: f.tcp.mss };
+                cc.validate_with(&facts).or_else(|p| err(format!("flows[{i}].{}", p.field), p.message))?;
+            }
         }
         match (&f.tfrc, f.transport) {
             (Some(c), TransportKind::Tfrc) => {

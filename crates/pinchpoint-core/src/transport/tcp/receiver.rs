@@ -22,6 +22,9 @@ pub struct ReceiverSettings {
     pub mss: u32,
     /// Report SACK blocks (RFC 2018).
     pub sack: bool,
+    /// DCTCP's echo (RFC 8257 s3.2) instead of RFC 3168's: ECE mirrors the CE state of the
+    /// latest data, with an immediate acknowledgement whenever that state changes.
+    pub dctcp_echo: bool,
 }
 
 /// The receiving end of a TCP flow.
@@ -70,7 +73,17 @@ impl TcpReceiver {
     pub fn on_data(&mut self, pkt: &Packet, ctx: &mut TransportCtx) {
         let view = ReceiverView { rcv_nxt: self.rcv_nxt, mss: self.s.mss };
         self.policy.on_data(pkt, &view, ctx.now);
-        if self.s.ecn {
+        if self.s.ecn && self.s.dctcp_echo {
+            // RFC 8257 s3.2: when the CE state changes, first acknowledge what arrived before
+            // with the old state, so the sender can count marked bytes exactly.
+            let ce = pkt.ecn == Ecn::Ce;
+            if ce != self.ece_pending {
+                if self.unacked_segs > 0 {
+                    self.send_ack(ctx);
+                }
+                self.ece_pending = ce;
+            }
+        } else if self.s.ecn {
             // RFC 3168 s6.1.3: CWR stops the echo; a new CE starts it again.
             if pkt.flags & flags::CWR != 0 {
                 self.ece_pending = false;
@@ -97,7 +110,7 @@ impl TcpReceiver {
             if pkt.flags & flags::MORE != 0 && !had_holes && self.ooo.is_empty() {
                 // ATN WP/267 s5.2: a TPDU split into several network packets is acknowledged
                 // once, when its last packet has arrived.
-            } else if had_holes || !self.s.delayed_ack || self.ece_pending {
+            } else if had_holes || !self.s.delayed_ack || (self.ece_pending && !self.s.dctcp_echo) {
                 // RFC 5681 s4.2: acknowledge at once when a segment fills (part of) a gap.
                 self.send_ack(ctx);
             } else {

@@ -696,7 +696,8 @@ impl TcpSender {
                     }
                 }
             } else {
-                self.cc.on_ack(&AckSample { now: ctx.now, bytes_acked: acked, rtt_ps: Some(rtt), in_flight_bytes: in_flight_before, mss: self.s.mss });
+                let ece = self.s.ecn && pkt.flags & flags::ECE != 0;
+                self.cc.on_ack(&AckSample { now: ctx.now, bytes_acked: acked, rtt_ps: Some(rtt), srtt_ps: self.srtt, in_flight_bytes: in_flight_before, mss: self.s.mss, snd_una: self.snd_una, snd_max: self.snd_max, ece });
             }
             if self.s.ecn && pkt.flags & flags::ECE != 0 {
                 self.on_ece(ctx);

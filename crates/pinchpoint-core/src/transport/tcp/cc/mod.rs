@@ -9,12 +9,15 @@
 use crate::sim::SimTime;
 
 
+pub mod cubic;
+pub mod dctcp;
 pub mod newreno;
 pub mod none;
 pub mod reno;
+pub mod vegas;
 
 /// What an acknowledgement of new data tells the controller.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 pub struct AckSample {
     /// Time of the acknowledgement.
     pub now: SimTime,
@@ -22,10 +25,70 @@ pub struct AckSample {
     pub bytes_acked: u64,
     /// RTT sample it carried (timestamp echo), if any.
     pub rtt_ps: Option<SimTime>,
+    /// The sender's smoothed RTT (RFC 6298 SRTT) after that sample, ps.
+    pub srtt_ps: SimTime,
     /// Bytes in flight before it arrived.
     pub in_flight_bytes: u64,
     /// Sender maximum segment size.
     pub mss: u32,
+    /// Oldest unacknowledged byte after it (the cumulative acknowledgement): with `snd_max`,
+    /// lets a controller count rounds (one round ends when `snd_una` passes the `snd_max` seen
+    /// when it began), as Vegas, HyStart++ and DCTCP do.
+    pub snd_una: u64,
+    /// Highest byte sent plus one, when it arrived.
+    pub snd_max: u64,
+    /// It carried an ECN echo (ECE). DCTCP counts the bytes such acknowledgements cover.
+    pub ece: bool,
+}
+
+/// What a controller's settings are checked against: the flow's TCP settings.
+#[derive(Clone, Copy, Debug)]
+pub struct TcpFacts {
+    /// `tcp.ecn`.
+    pub ecn: bool,
+    /// `tcp.mss`, bytes.
+    pub mss: u32,
+}
+
+/// A controller setting that is out of range: the field path below the flow (`cc.beta`,
+/// `tcp.ecn`) and what was expected.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CcProblem {
+    /// Field path relative to the flow table.
+    pub field: String,
+    /// What was expected.
+    pub message: String,
+}
+
+impl CcProblem {
+    /// A problem with the controller's own parameter `name`.
+    pub fn param(name: &str, message: impl Into<String>) -> Self {
+        CcProblem { field: format!("cc.{name}"), message: message.into() }
+    }
+    /// A problem with the flow's TCP setting `name` under this controller.
+    pub fn tcp(name: &str, message: impl Into<String>) -> Self {
+        CcProblem { field: format!("tcp.{name}"), message: message.into() }
+    }
+}
+
+/// Checks a finite number lies in [lo, hi] (inclusive flags say whether each end is allowed).
+pub fn check_range(name: &str, v: f64, lo: f64, lo_incl: bool, hi: f64, hi_incl: bool) -> Result<(), CcProblem> {
+    let above = if lo_incl { v >= lo } else { v > lo };
+    let below = if hi_incl { v <= hi } else { v < hi };
+    if v.is_finite() && above && below {
+        return Ok(());
+    }
+    let (l, r) = (if lo_incl { "[" } else { "(" }, if hi_incl { "]" } else { ")" });
+    Err(CcProblem::param(name, format!("expected a number in {l}{lo}, {hi}{r}, got {v}")))
+}
+
+/// The settings of a controller: checked before anything is built, so that constructors never
+/// see values they cannot handle. Controllers without parameters take the default (no check).
+pub trait CcSettings {
+    /// Checks ranges and that the flow's TCP settings suit the controller.
+    fn validate(&self, _tcp: &TcpFacts) -> Result<(), CcProblem> {
+        Ok(())
+    }
 }
 
 /// A delivery-rate sample (draft-cheng-iccrg-delivery-rate-estimation s3.3, as Linux's
@@ -107,6 +170,12 @@ macro_rules! cc_dispatch {
             #[inline] fn on_rate_sample(&mut self, rs: &RateSample) { match self { $( $Any::$variant(c) => c.on_rate_sample(rs), )* } }
             #[inline] fn pacing_rate_bps(&self) -> Option<f64> { match self { $( $Any::$variant(c) => c.pacing_rate_bps(), )* } }
         }
+        impl CcConfig {
+            /// Checks the settings against the flow's TCP settings (see [`CcSettings`]).
+            pub fn validate_with(&self, tcp: &TcpFacts) -> Result<(), CcProblem> {
+                match self { $( CcConfig::$variant(c) => CcSettings::validate(c, tcp), )* }
+            }
+        }
     };
 }
 
@@ -125,6 +194,9 @@ crate::algorithm_registry! {
     "newreno" => NewReno(newreno::NewReno, newreno::NewRenoConfig),
     "reno" => Reno(reno::Reno, reno::RenoConfig),
     "none" => NoCc(none::NoCc, none::NoneConfig),
+    "cubic" => Cubic(cubic::Cubic, cubic::CubicConfig),
+    "dctcp" => Dctcp(dctcp::Dctcp, dctcp::DctcpConfig),
+    "vegas" => Vegas(vegas::Vegas, vegas::VegasConfig),
 }
 
 

@@ -12,6 +12,8 @@ use serde::{Deserialize, Serialize};
 #[serde(deny_unknown_fields)]
 pub struct NewRenoConfig {}
 
+impl super::CcSettings for NewRenoConfig {}
+
 /// TCP NewReno.
 #[derive(Clone, Debug)]
 pub struct NewReno {

@@ -21,6 +21,8 @@ use serde::{Deserialize, Serialize};
 #[serde(deny_unknown_fields)]
 pub struct NoneConfig {}
 
+impl super::CcSettings for NoneConfig {}
+
 /// A congestion window that never limits: a quarter of the u64 range, so that the sender's
 /// window arithmetic (recovery inflation) cannot overflow.
 pub const UNLIMITED_BYTES: u64 = u64::MAX / 4;
@@ -59,7 +61,7 @@ mod tests {
     #[test]
     fn window_stays_unlimited_through_loss_timeout_and_ecn() {
         let mut c = NoCc::new(&NoneConfig {}, CcInit { mss: 500, init_cwnd_pkts: 1 });
-        c.on_ack(&AckSample { now: 0, bytes_acked: 500, rtt_ps: None, in_flight_bytes: 500, mss: 500 });
+        c.on_ack(&AckSample { now: 0, bytes_acked: 500, rtt_ps: None, in_flight_bytes: 500, mss: 500, ..Default::default() });
         c.on_loss(5000, 500, 1);
         c.on_timeout(5000, 500, 2);
         c.on_ecn(5000, 500, 3);

@@ -20,6 +20,8 @@ use serde::{Deserialize, Serialize};
 #[serde(deny_unknown_fields)]
 pub struct RenoConfig {}
 
+impl super::CcSettings for RenoConfig {}
+
 /// The additive-increase / multiplicative-decrease window of RFC 5681.
 #[derive(Clone, Debug)]
 pub struct RenoWindow {
@@ -114,7 +116,7 @@ mod tests {
     use super::*;
 
     fn ack(bytes: u64) -> AckSample {
-        AckSample { now: 0, bytes_acked: bytes, rtt_ps: None, in_flight_bytes: 0, mss: 1000 }
+        AckSample { now: 0, bytes_acked: bytes, rtt_ps: None, in_flight_bytes: 0, mss: 1000, ..Default::default() }
     }
 
     #[test]

@@ -1,0 +1,508 @@
+//! CUBIC (RFC 9438) with HyStart++ slow start (RFC 9406).
+//!
+//! After a congestion event the window follows W_cubic(t) = C (t - K)^3 + W_max (RFC 9438
+//! eq. 1): concave up to the window of the last loss W_max, flat around it, convex beyond.
+//! Below the window an AIMD flow with the same average would reach (W_est, the Reno-friendly
+//! region, s4.3) CUBIC grows like that flow instead. On loss the window is multiplied by
+//! beta = 0.7 (s4.6), and W_max is lowered further when the flow lost below its previous
+//! W_max (fast convergence, s4.7).
+//!
+//! Windows in the cubic arithmetic are in segments (f64), as in the RFC; the sender sees bytes.
+//! Deliberate differences from Linux and ns-3 are listed in `docs/algorithms/cubic.md`.
+
+use super::{check_range, AckSample, CcInit, CcProblem, CcSettings, CongestionControl, RecoveryStyle, TcpFacts};
+use crate::sim::{SimTime, PS_PER_S};
+use serde::{Deserialize, Serialize};
+
+/// Slow-start variant of CUBIC: `"hystart++"` (RFC 9406) or `false` (RFC 5681 slow start).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(untagged)]
+pub enum HyStartSetting {
+    /// `false`: standard slow start; `true` means `"hystart++"`.
+    Enabled(bool),
+    /// A named variant.
+    Variant(HyStartVariant),
+}
+
+/// Named slow-start variants.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub enum HyStartVariant {
+    /// RFC 9406.
+    #[serde(rename = "hystart++")]
+    HyStartPlusPlus,
+}
+
+impl HyStartSetting {
+    fn enabled(&self) -> bool {
+        !matches!(self, HyStartSetting::Enabled(false))
+    }
+}
+
+/// CUBIC parameters (RFC 9438 s4.1.1 constants).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct CubicConfig {
+    /// Multiplicative decrease factor beta_cubic (RFC 9438: 0.7), in (0, 1).
+    pub beta: f64,
+    /// Scaling constant C of the cubic function, segments / s^3 (RFC 9438: 0.4).
+    pub c: f64,
+    /// Fast convergence (RFC 9438 s4.7): release bandwidth to newer flows.
+    pub fast_convergence: bool,
+    /// Reno-friendly region (RFC 9438 s4.3): never grow slower than AIMD with the same average.
+    pub reno_friendly: bool,
+    /// Slow start: `"hystart++"` (RFC 9406, default) or `false`.
+    pub hystart: HyStartSetting,
+}
+
+impl Default for CubicConfig {
+    fn default() -> Self {
+        CubicConfig { beta: 0.7, c: 0.4, fast_convergence: true, reno_friendly: true, hystart: HyStartSetting::Variant(HyStartVariant::HyStartPlusPlus) }
+    }
+}
+
+impl CcSettings for CubicConfig {
+    fn validate(&self, _tcp: &TcpFacts) -> Result<(), CcProblem> {
+        check_range("beta", self.beta, 0.0, false, 1.0, false)?;
+        // Above 100 segments/s^3 the window would jump by thousands of segments within a second.
+        check_range("c", self.c, 0.0, false, 100.0, true)
+    }
+}
+
+// RFC 9406 s4.3 constants.
+const MIN_RTT_THRESH_PS: SimTime = 4 * PS_PER_S / 1000;
+const MAX_RTT_THRESH_PS: SimTime = 16 * PS_PER_S / 1000;
+const MIN_RTT_DIVISOR: SimTime = 8;
+const N_RTT_SAMPLE: u32 = 8;
+const CSS_GROWTH_DIVISOR: u64 = 4;
+const CSS_ROUNDS: u8 = 5;
+/// RFC 9406 s4.3: L, the most a single ack may grow the window in slow start, segments
+/// (8 for a sender that does not pace).
+const L_SEGMENTS: u64 = 8;
+
+/// Where HyStart++ is (RFC 9406 s4.2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum SlowStartPhase {
+    /// Standard slow start, watching the round minimum RTT.
+    SlowStart,
+    /// Conservative slow start: growth / CSS_GROWTH_DIVISOR, counting rounds.
+    Conservative,
+    /// HyStart++ is over (after the first congestion event or exit): plain slow start.
+    Off,
+}
+
+/// RFC 9406 s4.2 state: per-round minimum RTTs and the CSS baseline.
+#[derive(Clone, Debug)]
+struct HyStart {
+    phase: SlowStartPhase,
+    /// The round ends when the cumulative ack reaches this byte (SND.NXT at its start).
+    window_end: u64,
+    last_round_min_rtt: SimTime,
+    current_round_min_rtt: SimTime,
+    rtt_sample_count: u32,
+    css_baseline_min_rtt: SimTime,
+    css_rounds: u8,
+}
+
+impl HyStart {
+    fn new(on: bool) -> Self {
+        HyStart {
+            phase: if on { SlowStartPhase::SlowStart } else { SlowStartPhase::Off },
+            window_end: 0,
+            last_round_min_rtt: SimTime::MAX,
+            current_round_min_rtt: SimTime::MAX,
+            rtt_sample_count: 0,
+            css_baseline_min_rtt: SimTime::MAX,
+            css_rounds: 0,
+        }
+    }
+
+    /// Tracks rounds and RTTs for one ack; returns true when slow start should end (ssthresh =
+    /// cwnd) because CSS lasted CSS_ROUNDS rounds.
+    fn on_ack(&mut self, ack: &AckSample) -> bool {
+        if ack.snd_una >= self.window_end {
+            // RFC 9406 s4.2: a new round begins.
+            self.window_end = ack.snd_max;
+            self.last_round_min_rtt = self.current_round_min_rtt;
+            self.current_round_min_rtt = SimTime::MAX;
+            self.rtt_sample_count = 0;
+            if self.phase == SlowStartPhase::Conservative {
+                self.css_rounds += 1;
+                if self.css_rounds >= CSS_ROUNDS {
+                    self.phase = SlowStartPhase::Off;
+                    return true;
+                }
+            }
+        }
+        let Some(rtt) = ack.rtt_ps else { return false };
+        self.current_round_min_rtt = self.current_round_min_rtt.min(rtt);
+        self.rtt_sample_count += 1;
+        if self.rtt_sample_count < N_RTT_SAMPLE {
+            return false;
+        }
+        match self.phase {
+            SlowStartPhase::SlowStart if self.last_round_min_rtt != SimTime::MAX => {
+                // RFC 9406 s4.2: RttThresh = clamp(lastRoundMinRTT / 8, 4 ms, 16 ms).
+                let thresh = (self.last_round_min_rtt / MIN_RTT_DIVISOR).clamp(MIN_RTT_THRESH_PS, MAX_RTT_THRESH_PS);
+                if self.current_round_min_rtt >= self.last_round_min_rtt + thresh {
+                    self.css_baseline_min_rtt = self.current_round_min_rtt;
+                    self.phase = SlowStartPhase::Conservative;
+                    self.css_rounds = 0;
+                }
+            }
+            SlowStartPhase::Conservative if self.current_round_min_rtt < self.css_baseline_min_rtt => {
+                // RFC 9406 s4.2: the delay increase was spurious; resume slow start.
+                self.css_baseline_min_rtt = SimTime::MAX;
+                self.phase = SlowStartPhase::SlowStart;
+            }
+            _ => {}
+        }
+        false
+    }
+}
+
+/// `t_epoch` outside congestion avoidance.
+const NO_EPOCH: SimTime = SimTime::MAX;
+
+/// CUBIC.
+#[derive(Clone, Debug)]
+pub struct Cubic {
+    beta: f64,
+    /// C, segments / s^3.
+    c: f64,
+    fast_convergence: bool,
+    reno_friendly: bool,
+    /// Congestion window, bytes (fractional: the cubic increments are fractions of a segment).
+    cwnd: f64,
+    ssthresh: u64,
+    /// Window at the last congestion event after fast convergence, segments; 0 before one.
+    w_max: f64,
+    /// Window just before the last reduction, segments (RFC 9438 cwnd_prior).
+    cwnd_prior: f64,
+    /// Start of the current congestion-avoidance stage; NO_EPOCH until the first ack in it.
+    t_epoch: SimTime,
+    /// Time for W_cubic to reach W_max in this epoch, s.
+    k_s: f64,
+    /// Reno-friendly estimate, segments (RFC 9438 s4.3).
+    w_est: f64,
+    /// W_est has reached cwnd_prior in this epoch: alpha_cubic is 1 from then on (s4.3).
+    alpha_is_one: bool,
+    hystart: HyStart,
+}
+
+impl Cubic {
+    /// Builds CUBIC (settings validated).
+    pub fn new(cfg: &CubicConfig, init: CcInit) -> Self {
+        Cubic {
+            beta: cfg.beta,
+            c: cfg.c,
+            fast_convergence: cfg.fast_convergence,
+            reno_friendly: cfg.reno_friendly,
+            cwnd: init.init_cwnd_pkts as f64 * init.mss as f64,
+            ssthresh: u64::MAX / 4,
+            w_max: 0.0,
+            cwnd_prior: 0.0,
+            t_epoch: NO_EPOCH,
+            k_s: 0.0,
+            w_est: 0.0,
+            alpha_is_one: false,
+            hystart: HyStart::new(cfg.hystart.enabled()),
+        }
+    }
+
+    /// RFC 9438 s4.3: alpha_cubic = 3 (1 - beta) / (1 + beta).
+    fn alpha_aimd(beta: f64) -> f64 {
+        3.0 * (1.0 - beta) / (1.0 + beta)
+    }
+
+    /// RFC 9438 eq. 1, segments.
+    fn w_cubic(&self, t_s: f64) -> f64 {
+        self.c * (t_s - self.k_s).powi(3) + self.w_max
+    }
+
+    fn slow_start(&mut self, ack: &AckSample) {
+        let mss = ack.mss as u64;
+        let mut inc = ack.bytes_acked;
+        if self.hystart.phase != SlowStartPhase::Off {
+            // RFC 9406 s4.2: cwnd += min(N, L * SMSS), divided by CSS_GROWTH_DIVISOR in CSS.
+            inc = inc.min(L_SEGMENTS * mss);
+            if self.hystart.phase == SlowStartPhase::Conservative {
+                inc /= CSS_GROWTH_DIVISOR;
+            }
+        } else {
+            // RFC 3465 L = 2, as Reno here.
+            inc = inc.min(2 * mss);
+        }
+        let room = (self.ssthresh as f64 - self.cwnd).max(0.0);
+        self.cwnd += (inc as f64).min(room);
+        if self.hystart.phase != SlowStartPhase::Off && self.hystart.on_ack(ack) {
+            // RFC 9406 s4.2: CSS_ROUNDS rounds of CSS end slow start.
+            self.ssthresh = self.cwnd as u64;
+        }
+    }
+
+    fn congestion_avoidance(&mut self, ack: &AckSample) {
+        let mss = ack.mss as f64;
+        let cwnd_seg = self.cwnd / mss;
+        let t_epoch = match self.t_epoch {
+            NO_EPOCH => {
+                // RFC 9438 s4.2: a new epoch. K from W_max and the window it starts at; with no
+                // W_max yet (HyStart++ left slow start without a loss, s4.10) or a window above
+                // it, K = 0 and W_max = the current window.
+                self.t_epoch = ack.now;
+                if self.w_max > cwnd_seg {
+                    self.k_s = ((self.w_max - cwnd_seg) / self.c).cbrt();
+                } else {
+                    if self.w_max == 0.0 {
+                        self.cwnd_prior = cwnd_seg;
+                    }
+                    self.w_max = cwnd_seg;
+                    self.k_s = 0.0;
+                }
+                self.w_est = cwnd_seg;
+                ack.now
+            }
+            t => t,
+        };
+        let segs_acked = ack.bytes_acked as f64 / mss;
+        let t_s = (ack.now - t_epoch) as f64 / PS_PER_S as f64;
+        let rtt_s = ack.srtt_ps as f64 / PS_PER_S as f64;
+        // RFC 9438 s4.3: W_est grows by alpha_cubic per window of acknowledged segments;
+        // alpha_cubic becomes 1 once W_est has reached cwnd_prior.
+        let alpha = if self.alpha_is_one { 1.0 } else { Self::alpha_aimd(self.beta) };
+        self.w_est += alpha * segs_acked / cwnd_seg;
+        if self.w_est >= self.cwnd_prior {
+            self.alpha_is_one = true;
+        }
+        if self.reno_friendly && self.w_cubic(t_s) < self.w_est {
+            // RFC 9438 s4.3: Reno-friendly region, cwnd = W_est (never lowered by an ack).
+            self.cwnd = self.cwnd.max(self.w_est * mss);
+            return;
+        }
+        // RFC 9438 s4.4-4.5: target = W_cubic(t + RTT) clamped to [cwnd, 1.5 cwnd]; each
+        // acknowledged segment adds (target - cwnd) / cwnd.
+        let target = self.w_cubic(t_s + rtt_s).clamp(cwnd_seg, 1.5 * cwnd_seg);
+        self.cwnd += (target - cwnd_seg) / cwnd_seg * segs_acked * mss;
+    }
+
+    /// RFC 9438 s4.6-4.7: W_max (with fast convergence), cwnd_prior and ssthresh at a
+    /// congestion event; the epoch ends.
+    fn reduce(&mut self, in_flight: u64, mss: u32) {
+        let cwnd_seg = self.cwnd / mss as f64;
+        self.w_max = if self.fast_convergence && cwnd_seg < self.w_max { cwnd_seg * (1.0 + self.beta) / 2.0 } else { cwnd_seg };
+        self.cwnd_prior = cwnd_seg;
+        // RFC 9438 s4.6: ssthresh = flight_size * beta_cubic, at least 2 segments.
+        self.ssthresh = ((in_flight as f64 * self.beta) as u64).max(2 * mss as u64);
+        self.t_epoch = NO_EPOCH;
+        self.alpha_is_one = false;
+        // RFC 9406 s4.2: a congestion event ends HyStart++; later slow starts are standard.
+        self.hystart.phase = SlowStartPhase::Off;
+    }
+}
+
+impl CongestionControl for Cubic {
+    fn cwnd_bytes(&self) -> u64 {
+        self.cwnd as u64
+    }
+    fn ssthresh_bytes(&self) -> u64 {
+        self.ssthresh
+    }
+    fn on_ack(&mut self, ack: &AckSample) {
+        if (self.cwnd as u64) < self.ssthresh {
+            self.slow_start(ack);
+        } else {
+            self.congestion_avoidance(ack);
+        }
+    }
+    fn on_loss(&mut self, in_flight: u64, mss: u32, _now: SimTime) {
+        self.reduce(in_flight, mss);
+        self.cwnd = self.ssthresh as f64;
+    }
+    fn on_timeout(&mut self, in_flight: u64, mss: u32, _now: SimTime) {
+        // RFC 9438 s4.8: ssthresh as on loss, cwnd as Reno after a timeout (one segment).
+        self.reduce(in_flight, mss);
+        self.cwnd = mss as f64;
+    }
+    fn recovery(&self) -> RecoveryStyle {
+        RecoveryStyle::NewReno
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    const MSS: u32 = 1000;
+    const MS: SimTime = PS_PER_S / 1000;
+
+    fn ack(now: SimTime, bytes: u64, rtt: SimTime) -> AckSample {
+        AckSample { now, bytes_acked: bytes, rtt_ps: Some(rtt), srtt_ps: rtt, mss: MSS, ..Default::default() }
+    }
+
+    fn cubic(cfg: CubicConfig, init_pkts: u32) -> Cubic {
+        Cubic::new(&cfg, CcInit { mss: MSS, init_cwnd_pkts: init_pkts })
+    }
+
+    fn no_hystart() -> CubicConfig {
+        CubicConfig { hystart: HyStartSetting::Enabled(false), ..Default::default() }
+    }
+
+    #[test]
+    fn a_loss_multiplies_by_beta_and_sets_k_from_w_max() {
+        let mut c = cubic(CubicConfig { reno_friendly: false, ..no_hystart() }, 100);
+        c.on_loss(100_000, MSS, 0);
+        assert_eq!((c.cwnd_bytes(), c.ssthresh_bytes()), (70_000, 70_000));
+        // First ack in congestion avoidance starts the epoch: K = cbrt((100 - 70) / 0.4).
+        c.on_ack(&ack(10 * MS, MSS as u64, 100 * MS));
+        assert!((c.k_s - 4.217_163_326_508_746).abs() < 1e-12, "K {}", c.k_s);
+        // RFC 9438 s4.4: target W_cubic(0 + 0.1 s) = 0.4 (0.1 - K)^3 + 100 = 72.0839...;
+        // one acknowledged segment adds (target - 70) / 70 segments.
+        let target = 0.4 * (0.1f64 - 4.217_163_326_508_746).powi(3) + 100.0;
+        let expect = 70_000.0 + (target - 70.0) / 70.0 * 1000.0;
+        assert!((c.cwnd - expect).abs() < 1e-6, "cwnd {} expected {expect}", c.cwnd);
+        assert_eq!(c.cwnd_bytes(), 70_029);
+    }
+
+    #[test]
+    fn growth_is_concave_below_w_max_and_convex_above_it() {
+        let mut c = cubic(CubicConfig { reno_friendly: false, ..no_hystart() }, 100);
+        c.on_loss(100_000, MSS, 0);
+        // One window of acks per 100 ms RTT for 9 s.
+        let mut per_rtt = Vec::new();
+        let mut now = 0;
+        for _ in 0..90 {
+            let before = c.cwnd;
+            let segs = (c.cwnd / MSS as f64) as u64;
+            for _ in 0..segs {
+                c.on_ack(&ack(now, MSS as u64, 100 * MS));
+            }
+            per_rtt.push(c.cwnd - before);
+            now += 100 * MS;
+        }
+        let k_rtts = (c.k_s / 0.1) as usize; // 42
+        assert!(per_rtt[1] > per_rtt[20] && per_rtt[20] > per_rtt[k_rtts], "concave: {:?}", &per_rtt[..k_rtts]);
+        assert!(per_rtt[k_rtts + 2] < per_rtt[k_rtts + 20] && per_rtt[k_rtts + 20] < per_rtt[88], "convex");
+        // At t = K the window is W_max = 100 segments to within one RTT of growth.
+        assert!((c.w_cubic(c.k_s) - 100.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_target_above_one_and_a_half_windows_is_clamped() {
+        let mut c = cubic(CubicConfig { reno_friendly: false, ..no_hystart() }, 10);
+        c.ssthresh = 10_000;
+        c.w_max = 10.0;
+        c.cwnd_prior = 10.0;
+        c.on_ack(&ack(0, 0, 100 * MS)); // starts the epoch, K = 0
+        // 20 s later W_cubic = 0.4 * 20^3 + 10 = 3210 >> 1.5 * 10: one ack adds 0.5 segment.
+        c.on_ack(&ack(20 * PS_PER_S, MSS as u64, 100 * MS));
+        assert!((c.cwnd - 10_500.0).abs() < 1e-9, "{}", c.cwnd);
+    }
+
+    #[test]
+    fn fast_convergence_lowers_w_max_when_losing_below_it() {
+        let mut c = cubic(no_hystart(), 100);
+        c.on_loss(100_000, MSS, 0);
+        assert_eq!(c.w_max, 100.0);
+        c.cwnd = 80_000.0;
+        c.on_loss(80_000, MSS, 0);
+        assert!((c.w_max - 68.0).abs() < 1e-12, "80 * (1 + 0.7) / 2");
+        assert_eq!(c.ssthresh_bytes(), 56_000);
+        let mut slow = cubic(CubicConfig { fast_convergence: false, ..no_hystart() }, 100);
+        slow.on_loss(100_000, MSS, 0);
+        slow.cwnd = 80_000.0;
+        slow.on_loss(80_000, MSS, 0);
+        assert_eq!(slow.w_max, 80.0);
+    }
+
+    #[test]
+    fn reno_friendly_region_grows_w_est_by_alpha_cubic_per_window() {
+        let mut c = cubic(no_hystart(), 100);
+        c.on_loss(100_000, MSS, 0);
+        // Immediately after the loss W_cubic(t) ~ 70 < W_est: the window follows W_est.
+        c.on_ack(&ack(0, 0, 100 * MS));
+        let alpha = 3.0 * 0.3 / 1.7; // 0.529411...
+        c.on_ack(&ack(0, MSS as u64, 100 * MS));
+        // One acknowledged segment at W = 70: W_est = 70 + alpha / 70, and cwnd follows it.
+        assert!((c.w_est - (70.0 + alpha / 70.0)).abs() < 1e-12, "{}", c.w_est);
+        assert!((c.cwnd - c.w_est * 1000.0).abs() < 1e-6);
+        for _ in 0..69 {
+            c.on_ack(&ack(0, MSS as u64, 100 * MS));
+        }
+        // A window of acks adds about alpha (a little less: the window grows meanwhile).
+        assert!((c.w_est - (70.0 + alpha)).abs() < 0.01, "{}", c.w_est);
+        // Once W_est reaches cwnd_prior (100) alpha_cubic becomes 1.
+        c.w_est = 99.999;
+        c.on_ack(&ack(0, MSS as u64, 100 * MS));
+        assert!(c.alpha_is_one);
+    }
+
+    #[test]
+    fn a_timeout_sets_ssthresh_by_beta_and_one_segment() {
+        let mut c = cubic(CubicConfig::default(), 50);
+        c.on_timeout(50_000, MSS, 0);
+        assert_eq!((c.cwnd_bytes(), c.ssthresh_bytes()), (1000, 35_000));
+        assert_eq!(c.hystart.phase, SlowStartPhase::Off);
+    }
+
+    /// Feeds one round of `n` acks with RTT `rtt`, the round ending at `*sent`.
+    fn round(c: &mut Cubic, sent: &mut u64, rtt: SimTime, n: u64) {
+        let start = *sent;
+        *sent += 100 * MSS as u64;
+        for i in 1..=n {
+            let a = AckSample { snd_una: start + i, snd_max: *sent, ..ack(0, MSS as u64, rtt) };
+            c.on_ack(&a);
+        }
+    }
+
+    #[test]
+    fn hystart_plus_plus_enters_css_on_a_delay_increase_and_exits_after_five_rounds() {
+        let mut c = cubic(CubicConfig::default(), 10);
+        let mut sent = 0;
+        // Round 1: ends immediately (window_end 0), then 10 samples of 100 ms.
+        round(&mut c, &mut sent, 100 * MS, 10);
+        assert_eq!(c.cwnd_bytes(), 20_000);
+        // Round 2: RTT 112 ms. RttThresh = clamp(100/8 ms, 4, 16) = 12.5 ms: 112 < 112.5 stays.
+        round(&mut c, &mut sent, 112 * MS, 10);
+        assert_eq!(c.hystart.phase, SlowStartPhase::SlowStart);
+        // Round 3: RTT 125 ms >= 112 + 14 ms? thresh = 112/8 = 14 ms: 125 < 126, still slow start.
+        round(&mut c, &mut sent, 125 * MS, 10);
+        assert_eq!(c.hystart.phase, SlowStartPhase::SlowStart);
+        // Round 4: RTT 141 ms >= 125 + 15.625: the eighth sample enters CSS.
+        let before = c.cwnd_bytes();
+        round(&mut c, &mut sent, 141 * MS, 10);
+        assert_eq!(c.hystart.phase, SlowStartPhase::Conservative);
+        // 8 acks at full rate (the 8th entered CSS after growing), 2 at a quarter.
+        assert_eq!(c.cwnd_bytes() - before, 8 * 1000 + 2 * 250);
+        // CSS_ROUNDS = 5 further round starts end slow start with ssthresh = cwnd.
+        for _ in 0..4 {
+            round(&mut c, &mut sent, 141 * MS, 10);
+        }
+        assert_eq!(c.hystart.phase, SlowStartPhase::Conservative);
+        round(&mut c, &mut sent, 141 * MS, 1);
+        assert_eq!(c.ssthresh_bytes(), c.cwnd_bytes());
+        assert_eq!(c.hystart.phase, SlowStartPhase::Off);
+    }
+
+    #[test]
+    fn css_returns_to_slow_start_when_the_rtt_falls_below_the_baseline() {
+        let mut c = cubic(CubicConfig::default(), 10);
+        c.hystart.phase = SlowStartPhase::Conservative;
+        c.hystart.css_baseline_min_rtt = 150 * MS;
+        c.hystart.window_end = u64::MAX;
+        for _ in 0..8 {
+            c.on_ack(&ack(0, MSS as u64, 140 * MS));
+        }
+        assert_eq!(c.hystart.phase, SlowStartPhase::SlowStart);
+    }
+
+    #[test]
+    fn settings_out_of_range_are_refused_with_their_field() {
+        let facts = TcpFacts { ecn: false, mss: 1448 };
+        let bad = CubicConfig { beta: 1.0, ..Default::default() };
+        assert_eq!(bad.validate(&facts).unwrap_err().field, "cc.beta");
+        let bad = CubicConfig { c: f64::NAN, ..Default::default() };
+        assert_eq!(bad.validate(&facts).unwrap_err().field, "cc.c");
+        assert!(CubicConfig::default().validate(&facts).is_ok());
+    }
+}
+
+/// Ranges are checked with the flow's TCP settings by [`super::CcSettings`].
+impl crate::registry::Validate for CubicConfig {}

@@ -1,0 +1,175 @@
+//! Network behaviour of the congestion controllers in `transport/tcp/cc/`: each test runs a
+//! small scenario for a few simulated seconds and checks the behaviour the controller is known
+//! for, measured on the simulated network.
+
+use pinchpoint_core::metrics::stats::jain_index;
+use pinchpoint_core::{load_toml, Results};
+
+fn run(text: &str) -> Results {
+    let mut sim = load_toml(text, "test.toml", None).unwrap_or_else(|e| panic!("{e}"));
+    sim.run();
+    sim.results()
+}
+
+/// One bottleneck r1 -> r2 (`rate`, `delay`, `queue`); each flow gets its own hosts, and the
+/// source's access link has the flow's own delay (so flows can differ in RTT). Each entry of
+/// `flows` is (access delay, the flow's extra TOML lines such as `cc = ...`).
+fn bottleneck(rate: &str, delay: &str, queue: &str, duration: &str, interval: &str, flows: &[(&str, &str)]) -> String {
+    let mut s = format!(
+        "[simulation]\nduration = \"{duration}\"\n[metrics]\nseries_interval = \"{interval}\"\n\
+         [[nodes]]\nname = \"r1\"\nkind = \"router\"\n[[nodes]]\nname = \"r2\"\nkind = \"router\"\n\
+         [[links]]\na = \"r1\"\nb = \"r2\"\nrate = \"{rate}\"\ndelay = \"{delay}\"\nqueue = {queue}\n"
+    );
+    for (i, (access, extra)) in flows.iter().enumerate() {
+        s += &format!(
+            "[[nodes]]\nname = \"s{i}\"\n[[nodes]]\nname = \"d{i}\"\n\
+             [[links]]\na = \"s{i}\"\nb = \"r1\"\nrate = \"10Gbps\"\ndelay = \"{access}\"\n\
+             [[links]]\na = \"r2\"\nb = \"d{i}\"\nrate = \"10Gbps\"\ndelay = \"1ms\"\n\
+             [[flows]]\nname = \"f{i}\"\nsrc = \"s{i}\"\ndst = \"d{i}\"\nstart = \"{}ms\"\nworkload = {{ kind = \"bulk\" }}\n{extra}\n",
+            i * 7
+        );
+    }
+    s
+}
+
+/// The cwnd trace of flow `name`: (t_s, cwnd_bytes).
+fn cwnd_trace(r: &Results, name: &str) -> Vec<(f64, f64)> {
+    let fs = &r.flow_series;
+    let (t, f, w) = (fs.f64s("t_s"), fs.strs("flow"), fs.u64s("cwnd_bytes"));
+    (0..t.len()).filter(|&i| f[i] == name).map(|i| (t[i], w[i] as f64)).collect()
+}
+
+fn goodputs(r: &Results) -> Vec<f64> {
+    r.flows.f64s("goodput_bps").to_vec()
+}
+
+// ---------------------------------------------------------------------------------------------
+// CUBIC
+
+#[test]
+fn cubic_grows_concave_up_to_the_last_loss_window_then_convex_beyond_it() {
+    // 100 Mbit/s, RTT ~100 ms, 300-packet buffer; a 50 Mbit/s CBR source leaves at 15 s, so the
+    // epoch that spans 15 s flattens near the old W_max and then probes the freed capacity.
+    let cbr = "[[nodes]]\nname = \"u\"\n[[nodes]]\nname = \"ud\"\n\
+        [[links]]\na = \"u\"\nb = \"r1\"\nrate = \"10Gbps\"\ndelay = \"1ms\"\n\
+        [[links]]\na = \"r2\"\nb = \"ud\"\nrate = \"10Gbps\"\ndelay = \"1ms\"\n\
+        [[flows]]\nname = \"cbr\"\nsrc = \"u\"\ndst = \"ud\"\ntransport = \"udp\"\n\
+        workload = { kind = \"cbr\", rate = \"50Mbps\", packet_size = \"1500B\", duration = \"15s\" }\n";
+    let text = bottleneck("100Mbps", "48ms", "{ kind = \"droptail\", limit_pkts = 300 }", "45s", "100ms", &[("1ms", "cc = \"cubic\"")]) + cbr;
+    let r = run(&text);
+    let trace = cwnd_trace(&r, "f0");
+    // Congestion events: the window falls by more than 20% between samples.
+    let drops: Vec<usize> = (1..trace.len()).filter(|&i| trace[i].1 < 0.8 * trace[i - 1].1).collect();
+    let start = *drops.iter().rev().find(|&&i| trace[i].0 <= 15.0).expect("a loss before 15 s");
+    let end = *drops.iter().find(|&&i| trace[i].0 > 15.0).expect("a loss after 15 s");
+    let w_max = trace[start - 1].1;
+    // Growth per sample inside the epoch (skip the recovery sample at the start).
+    let epoch = &trace[start + 1..end];
+    let inc: Vec<f64> = epoch.windows(2).map(|p| p[1].1 - p[0].1).collect();
+    let n = inc.len();
+    let (i_min, &min_inc) = inc.iter().enumerate().min_by(|a, b| a.1.total_cmp(b.1)).unwrap();
+    let mean = |s: &[f64]| s.iter().sum::<f64>() / s.len() as f64;
+    let first = mean(&inc[..n / 10]);
+    let last = mean(&inc[n - n / 10..]);
+    eprintln!("epoch {:.1}-{:.1} s, W_max {w_max:.0} B, plateau at {:.1} s cwnd {:.0}, growth/sample first {first:.0} min {min_inc:.0} last {last:.0}",
+        trace[start].0, trace[end].0, epoch[i_min].0, epoch[i_min].1);
+    assert!(i_min > n / 5 && i_min < n - n / 5, "slowest growth inside the epoch ({i_min} of {n})");
+    assert!(first > 5.0 * min_inc.max(1.0) && last > 5.0 * min_inc.max(1.0), "concave then convex");
+}
+
+/// Jain's index and the long-RTT flow's share when two flows of controller `cc`, with RTTs of
+/// ~32 ms and ~132 ms (plus queueing), share a 100 Mbit/s bottleneck with a 100-packet buffer.
+fn two_rtt_fairness(cc: &str) -> (f64, f64) {
+    let line = format!("cc = \"{cc}\"");
+    let text = bottleneck("100Mbps", "5ms", "{ kind = \"droptail\", limit_pkts = 100 }", "60s", "1s", &[("10ms", &line), ("60ms", &line)]);
+    let g = goodputs(&run(&text));
+    (jain_index(&g), g[1] / (g[0] + g[1]))
+}
+
+#[test]
+fn cubic_shares_more_fairly_than_newreno_between_flows_of_different_rtts() {
+    let (cubic, cubic_share) = two_rtt_fairness("cubic");
+    let (newreno, newreno_share) = two_rtt_fairness("newreno");
+    eprintln!("Jain (long-RTT share): cubic {cubic:.3} ({cubic_share:.3}), newreno {newreno:.3} ({newreno_share:.3})");
+    assert!(cubic > newreno + 0.1, "cubic {cubic:.3} vs newreno {newreno:.3}");
+}
+
+/// The load error for a one-flow scenario whose flow has the extra lines `extra`.
+fn load_error(extra: &str) -> String {
+    let text = bottleneck("10Mbps", "5ms", "{ kind = \"droptail\", limit_pkts = 10 }", "1s", "1s", &[("1ms", extra)]);
+    match load_toml(&text, "bad.toml", None) {
+        Ok(_) => panic!("{extra} should be refused"),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[test]
+fn out_of_range_controller_settings_are_refused_naming_the_field() {
+    for (extra, field) in [
+        ("cc = { kind = \"cubic\", beta = 1.5 }", "flows[0].cc.beta"),
+        ("cc = { kind = \"cubic\", c = -1 }", "flows[0].cc.c"),
+        ("cc = \"dctcp\"", "flows[0].tcp.ecn"),
+        ("cc = { kind = \"dctcp\", g = 2 }\ntcp = { ecn = true }", "flows[0].cc.g"),
+    ] {
+        let e = load_error(extra);
+        assert!(e.contains(field), "{extra}: {e}");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// DCTCP
+
+/// Samples of `col` at port `port` from `from_s` on.
+fn port_samples(r: &Results, port: &str, col: &str, from_s: f64) -> Vec<(f64, u64)> {
+    let ps = &r.port_series;
+    let (t, p, v) = (ps.f64s("t_s"), ps.strs("port"), ps.u64s(col));
+    (0..t.len()).filter(|&i| p[i] == port && t[i] >= from_s - 1e-9).map(|i| (t[i], v[i])).collect()
+}
+
+#[test]
+fn dctcp_holds_the_queue_near_the_marking_threshold_at_full_rate_and_shares_fairly() {
+    // 100 Mbit/s, RTT ~4.2 ms (BDP ~35 packets), 200-packet buffer, CE marks at K = 20 packets.
+    let k = 20.0;
+    let queue = "{ kind = \"droptail\", limit_pkts = 200 }\nhooks = [{ kind = \"ce_threshold\", threshold_pkts = 20 }]";
+    // With delayed ACKs the receiver's CE state machine (RFC 8257 s3.2) keeps the count exact.
+    for delayed_ack in [false, true] {
+        let flow = format!("cc = \"dctcp\"\ntcp = {{ ecn = true, delayed_ack = {delayed_ack} }}");
+        let text = bottleneck("100Mbps", "1ms", queue, "6s", "10ms", &[("100us", flow.as_str()); 4]);
+        let r = run(&text);
+        let q: Vec<f64> = port_samples(&r, "r1->r2", "queue_pkts", 1.0).iter().map(|s| s.1 as f64).collect();
+        let mean_q = q.iter().sum::<f64>() / q.len() as f64;
+        let max_q = q.iter().cloned().fold(0.0, f64::max);
+        let tx = port_samples(&r, "r1->r2", "tx_bytes", 1.0);
+        let util = (tx.last().unwrap().1 - tx[0].1) as f64 * 8.0 / (100e6 * (tx.last().unwrap().0 - tx[0].0));
+        let drops = port_samples(&r, "r1->r2", "drops", 0.0).last().unwrap().1;
+        let g = goodputs(&r);
+        let j = jain_index(&g);
+        eprintln!("DCTCP x4 (delayed_ack {delayed_ack}): queue mean {mean_q:.1} max {max_q} pkts (K = {k}), utilisation {util:.4}, drops {drops}, Jain {j:.4}");
+        assert!(mean_q > 0.5 * k && mean_q < 1.5 * k, "mean queue {mean_q:.1}");
+        assert!(max_q < 3.0 * k, "max queue {max_q}");
+        assert!(util > 0.98, "utilisation {util:.4}");
+        assert_eq!(drops, 0);
+        assert!(j > 0.95, "Jain {j:.4} for {g:?}");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Vegas
+
+#[test]
+fn one_vegas_flow_keeps_between_alpha_and_beta_packets_queued_without_loss() {
+    // 10 Mbit/s, RTT ~44 ms (BDP ~37 packets), 100-packet buffer; Vegas alpha 1, beta 3.
+    let text = bottleneck("10Mbps", "20ms", "{ kind = \"droptail\", limit_pkts = 100 }", "20s", "50ms", &[("1ms", "cc = \"vegas\"")]);
+    let r = run(&text);
+    let q: Vec<f64> = port_samples(&r, "r1->r2", "queue_pkts", 5.0).iter().map(|s| s.1 as f64).collect();
+    let mean_q = q.iter().sum::<f64>() / q.len() as f64;
+    let max_q = q.iter().cloned().fold(0.0, f64::max);
+    let tx = port_samples(&r, "r1->r2", "tx_bytes", 5.0);
+    let util = (tx.last().unwrap().1 - tx[0].1) as f64 * 8.0 / (10e6 * (tx.last().unwrap().0 - tx[0].0));
+    let drops = port_samples(&r, "r1->r2", "drops", 0.0).last().unwrap().1;
+    eprintln!("Vegas: queue mean {mean_q:.2} max {max_q} pkts, utilisation {util:.4}, drops {drops}");
+    assert!((1.0..=3.0).contains(&mean_q), "mean queue {mean_q:.2}");
+    assert!(max_q <= 5.0, "max queue {max_q}");
+    assert!(util > 0.97, "utilisation {util:.4}");
+    assert_eq!(drops, 0);
+}
