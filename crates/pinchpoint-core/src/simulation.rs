@@ -534,6 +534,7 @@ impl Simulation {
             s.flow_cwnd_bytes.push(r.cwnd_bytes);
             s.flow_rwnd_bytes.push(r.rwnd_bytes);
             s.flow_srtt_s.push(ps_to_secs(r.srtt_ps));
+            s.flow_rate_bps.push(r.rate_bps);
         }
         for (i, p) in self.ports.iter().enumerate() {
             s.port_t.push(t);
@@ -706,7 +707,8 @@ impl Simulation {
             .col("acked_bytes", ColumnData::U64(s.flow_acked_bytes.clone()))
             .col("cwnd_bytes", ColumnData::U64(s.flow_cwnd_bytes.clone()))
             .col("rwnd_bytes", ColumnData::U64(s.flow_rwnd_bytes.clone()))
-            .col("srtt_s", ColumnData::F64(s.flow_srtt_s.clone()));
+            .col("srtt_s", ColumnData::F64(s.flow_srtt_s.clone()))
+            .col("rate_bps", ColumnData::F64(s.flow_rate_bps.clone()));
         t
     }
 

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 pub mod ce_threshold;
 pub mod decbit;
+pub mod rbcc;
 
 /// What a hook may read about its port when a packet passes.
 #[derive(Clone, Copy, Debug)]
@@ -73,4 +74,5 @@ macro_rules! registry {
 registry! {
     "ce_threshold" => CeThreshold(ce_threshold::CeThreshold, ce_threshold::CeThresholdConfig),
     "decbit" => Decbit(decbit::Decbit, decbit::DecbitConfig),
+    "rbcc" => Rbcc(rbcc::Rbcc, rbcc::RbccConfig),
 }

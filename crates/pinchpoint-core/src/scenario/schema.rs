@@ -194,6 +194,9 @@ pub struct FlowConfig {
     /// TCP settings.
     #[serde(default)]
     pub tcp: TcpConfig,
+    /// TRUMP settings (only with `transport = "trump"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trump: Option<crate::transport::trump::TrumpConfig>,
     /// Per-flow token-bucket shaper between the transport and the NIC.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shaper: Option<ShaperConfig>,
@@ -211,6 +214,8 @@ pub enum TransportKind {
     Tcp,
     /// Unresponsive datagrams (CBR, Poisson).
     Udp,
+    /// TRUMP: rate-based reliable transport paced by RBCC routers' explicit rates.
+    Trump,
 }
 
 /// What a flow carries.

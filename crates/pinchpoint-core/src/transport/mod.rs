@@ -6,6 +6,7 @@ use crate::sim::{SimRng, SimTime};
 
 pub mod credit;
 pub mod tcp;
+pub mod trump;
 pub mod udp;
 
 /// Number of timer slots a flow has.
@@ -87,6 +88,8 @@ pub struct TransportReport {
     pub rtt_min_ps: SimTime,
     /// Largest RTT sample, ps.
     pub rtt_max_ps: SimTime,
+    /// Sending rate of a rate-based transport (TRUMP's Return_Rate), bit/s; 0 for others.
+    pub rate_bps: f64,
 }
 
 /// The two ends of a flow.
@@ -112,6 +115,8 @@ pub enum AnyTransport {
     Tcp(Box<tcp::TcpConnection>),
     /// Unresponsive datagrams.
     Udp(udp::UdpFlow),
+    /// Rate-based reliable transport over RBCC (Toomey).
+    Trump(Box<trump::TrumpFlow>),
 }
 
 impl Transport for AnyTransport {
@@ -120,6 +125,7 @@ impl Transport for AnyTransport {
         match self {
             AnyTransport::Tcp(t) => t.on_start(ctx),
             AnyTransport::Udp(u) => u.on_start(ctx),
+            AnyTransport::Trump(t) => t.on_start(ctx),
         }
     }
     #[inline]
@@ -127,6 +133,7 @@ impl Transport for AnyTransport {
         match self {
             AnyTransport::Tcp(t) => t.on_packet(pkt, ctx),
             AnyTransport::Udp(u) => u.on_packet(pkt, ctx),
+            AnyTransport::Trump(t) => t.on_packet(pkt, ctx),
         }
     }
     #[inline]
@@ -134,24 +141,28 @@ impl Transport for AnyTransport {
         match self {
             AnyTransport::Tcp(t) => t.on_timer(slot, ctx),
             AnyTransport::Udp(u) => u.on_timer(slot, ctx),
+            AnyTransport::Trump(t) => t.on_timer(slot, ctx),
         }
     }
     fn is_complete(&self) -> bool {
         match self {
             AnyTransport::Tcp(t) => t.is_complete(),
             AnyTransport::Udp(u) => u.is_complete(),
+            AnyTransport::Trump(t) => t.is_complete(),
         }
     }
     fn is_finite(&self) -> bool {
         match self {
             AnyTransport::Tcp(t) => t.is_finite(),
             AnyTransport::Udp(u) => u.is_finite(),
+            AnyTransport::Trump(t) => t.is_finite(),
         }
     }
     fn report(&self) -> TransportReport {
         match self {
             AnyTransport::Tcp(t) => t.report(),
             AnyTransport::Udp(u) => u.report(),
+            AnyTransport::Trump(t) => t.report(),
         }
     }
 }
