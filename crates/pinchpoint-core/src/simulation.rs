@@ -187,11 +187,15 @@ impl Simulation {
         let now = self.now;
         let port = &mut self.ports[p as usize];
         let pkt = self.packets.get_mut(slot);
+        let mut quench = None;
         if !port.hooks.is_empty() {
             let v = Self::view(port, now);
             let was_marked = pkt.ce();
             for h in port.hooks.iter_mut() {
                 h.on_arrival(pkt, &v, now);
+                if let crate::port_hooks::AnyHook::Rbcc(r) = h {
+                    quench = quench.or(r.take_quench());
+                }
             }
             if !was_marked && pkt.ce() {
                 port.stats.marks += 1;
@@ -219,6 +223,9 @@ impl Simulation {
                 } else {
                     fs.rev_dropped_pkts += 1;
                 }
+                if let Some(q) = quench {
+                    self.send_rate_quench(p, q);
+                }
                 return;
             }
         }
@@ -233,6 +240,35 @@ impl Simulation {
             port.txdone_pending = true;
             self.queue.push(port.busy_until, Event::TxDone { port: p });
         }
+        if let Some(q) = quench {
+            self.send_rate_quench(p, q);
+        }
+    }
+
+    /// RBCC Rate Quench (thesis ch. 9 s9.12; GAPS.md s6): the RBCC hook of port `p` lowered a
+    /// flow's rate below what the source uses; send a 40-byte control packet from `p`'s router
+    /// straight back to the source along the flow's reverse route (RBCC assumes symmetric
+    /// routes; if the router is not on the reverse route the quench is not sent).
+    fn send_rate_quench(&mut self, p: u32, q: crate::port_hooks::rbcc::Quench) {
+        let node = self.ports[p as usize].from_node;
+        let Some(flow) = self.flows.get(q.flow as usize) else { return };
+        let rev = flow.rev_route;
+        let Some(hop) = self.routes.ports(rev).iter().position(|&x| self.ports[x as usize].from_node == node) else { return };
+        let pkt = Packet {
+            kind: PacketKind::Control,
+            flags: crate::net::packet::flags::QUENCH,
+            flow: q.flow,
+            route: rev,
+            hop: hop as u16,
+            size_bytes: 40,
+            return_rate_bps: q.rate_bps,
+            return_rate_by: q.by,
+            sent_at: self.now,
+            ..Default::default()
+        };
+        let first = self.routes.ports(rev)[hop];
+        let slot = self.packets.insert(pkt);
+        self.port_receive(first, slot);
     }
 
     #[inline]

@@ -65,7 +65,7 @@ def _variant(base: dict[str, Any], variant: str) -> dict[str, Any]:
     for l in base["links"]:
         l = dict(l)
         if variant == "trump":
-            l["hooks"] = [{"kind": "rbcc"}]
+            l["hooks"] = [{"kind": "rbcc", "rate_quench": True} if base.get("rate_quench") else {"kind": "rbcc"}]
         links.append(l)
     flows = []
     for f in base["flows"]:
@@ -238,14 +238,18 @@ def s6() -> dict[str, Any]:
     for s, d, k in pairs:
         links += [_link(s, f"r{k}", FAST, FAST_DELAY), _link(d, f"r{k + 1}", FAST, FAST_DELAY)]
     flows = [_flow("s6", "h6", "h15", 0, 1000)]
-    flows += [_flow(f"s{s[1:]}", s, d, 0.0, 250) for s, d, _ in pairs]
+    # Cross-flow starts and sizes derived from the thesis's TRUMP table: each ends ~75 s after
+    # its start at ~32,157 bit/s (200 packets), ending at 79.5, 153.6, 189.0 and 223.9 s.
+    starts = {"h7": 2.0, "h9": 76.0, "h11": 112.0, "h13": 147.0}
+    flows += [_flow(f"s{s[1:]}", s, d, starts[s], 200) for s, d, _ in pairs]
     return {
         "id": "s6",
         "description": """
 Thesis s9.9: a long-haul flow 6->15 against short-haul cross flows from 7, 9, 11, 13. The figure is
 lost; reconstruction (guess): routers 1..5 in a chain of 64 kbit/s, 1 s links (TRUMP's RTT of ~8.9 s
 for 6 and ~2.2 s for the cross flows fits four 1 s hops and one), each cross flow over one hop,
-all starting at 0. 1000 packets for 6, 250 for the cross flows (guess from end times x rates).
+1000 packets for 6 (guess), 200 for each cross flow, starting at 2, 76, 112 and 147 s
+(derived: each runs ~75 s at ~32,157 bit/s and ends at the thesis's end time).
 """,
         "nodes": _hosts_routers(routers, hosts),
         "links": links,
@@ -255,9 +259,33 @@ all starting at 0. 1000 packets for 6, 250 for the cross flows (guess from end t
     }
 
 
+def s9(sack_every: int = 1, quench: bool = False, sid: str = "s9") -> dict[str, Any]:
+    b = s6()
+    b["id"] = sid
+    for f in b["flows"]:
+        if f["name"] == "s7":
+            f["start"] = "10.0s"
+        f["sack_every"] = sack_every
+    b["rate_quench"] = quench
+    b["queue_trace"] = ["r1->r2"]
+    b["description"] = f"""
+Thesis s9.12: scenario 6 with the 7->8 cross flow starting at t = 10 s, after source 6 has its first
+rate; the links 1..4 put 3 s of feedback delay between source 6 and its destination. Selective
+acks every {sack_every} packet(s); Rate Quench {"on" if quench else "off"} (the thesis compares k = 1, k = 16,
+and k = 16 with Rate Quenches). The TCP variants are scenario 6 with this start time.
+""" + s6()["description"]
+    return b
+
+
 SCENARIOS: dict[str, Callable[[], dict[str, Any]]] = {
     "s1": s1, "s2": s2, "s2a": s2a, "s4": s4, "s6": s6, "s7": s7, "s8": s8,
+    "s9": s9,
+    "s9k16": lambda: s9(16, False, "s9k16"),
+    "s9k16q": lambda: s9(16, True, "s9k16q"),
 }
+
+#: Variants of a scenario that differ only in TRUMP/RBCC settings: no TCP runs.
+TRUMP_ONLY = {"s9k16", "s9k16q"}
 
 #: The thesis's per-source tables: (scenario, variant, source) -> (end time, avg rate, e2e mean,
 #: e2e std, rtt mean, rtt std, lost, retransmitted).
@@ -353,6 +381,8 @@ def write_scenarios(directory: Path | None = None) -> list[Path]:
     out = []
     for sid in SCENARIOS:
         for v in VARIANTS:
+            if v != "trump" and sid in TRUMP_ONLY:
+                continue
             if v == "vegas" and not vegas_available():
                 continue  # written once `cc = "vegas"` exists (another branch adds it)
             sc = scenario_dict(sid, v)
@@ -453,7 +483,8 @@ def reproduce(out_dir: Path, quick: bool = False, progress: Callable[[str, float
     from ..api import run as pp_run
 
     out_dir.mkdir(parents=True, exist_ok=True)
-    todo = [(s, "trump") for s in ("s2", "s2a")] if quick else [(s, v) for s in SCENARIOS for v in VARIANTS]
+    todo = [(s, "trump") for s in ("s2", "s2a")] if quick else \
+        [(s, v) for s in SCENARIOS for v in VARIANTS if v == "trump" or s not in TRUMP_ONLY]
     lines = ["# TRUMP/RBCC vs TCP Reno and Vegas (Toomey thesis ch. 9)", "",
              "Scenario files: `scenarios/seeds/trump/` (each says what is reconstructed or guessed).",
              "Per-source tables: ours beside the thesis's (`thesis` rows). RTT deviation is not recorded by "
@@ -507,6 +538,13 @@ def reproduce(out_dir: Path, quick: bool = False, progress: Callable[[str, float
             fig.savefig(png, dpi=110)
             plt.close(fig)
             lines += [f"![{sid} rates]({png.name})", ""]
+            if sid.startswith("s9"):
+                s6r = fs[fs.flow == "s6"].set_index("t_s").rate_bps
+                before = float(s6r[s6r.index <= 10.0].iloc[-1])
+                later = s6r[(s6r.index > 10.0) & (s6r < before)]
+                when = f"{later.index[0]:.2f} s ({later.iloc[0]:.0f} bit/s, from {before:.0f})" if len(later) else "never"
+                lines += [f"Source 6 learns a lower rate after the 7->8 flow starts at 10 s: {when}. Thesis: "
+                          "16.8 s with k = 1, 19 s with k = 16, 12 s with k = 16 and Rate Quenches.", ""]
             errs = rate_errors(res, path, settle_s=SETTLE_S)
             if errs:
                 lines += [f"RBCC's rates against the optimum, from {SETTLE_S:g} s after each phase starts:", "",
@@ -517,6 +555,21 @@ def reproduce(out_dir: Path, quick: bool = False, progress: Callable[[str, float
                                  f"{e['measured_median_bps']:.1f} | {100 * e['median_rel_err']:.3f} | "
                                  f"{100 * e['max_rel_err']:.1f} | {100 * e['share_within_1pct']:.0f} % |")
                 lines.append("")
+    # Chapter 10 style: random topologies and workloads, RBCC's steady rates against the optimum.
+    from ..randomnet import compare_with_optimum
+
+    seeds = range(1, 6) if quick else range(1, 101)
+    gaps = []
+    for k, seed in enumerate(seeds):
+        if progress:
+            progress(f"random {seed}", 0.9 + 0.1 * k / len(seeds))
+        gaps += [r["rel_gap"] for r in compare_with_optimum(seed)]
+    gaps.sort()
+    q = lambda f: gaps[min(len(gaps) - 1, int(f * len(gaps)))]  # noqa: E731
+    lines += [f"## Random scenarios ({len(seeds)} seeds, {len(gaps)} flows; `pinchpoint.randomnet`)", "",
+              "Relative gap between each flow's steady RBCC rate (median over the second half of the run) and "
+              "the calculator's optimum:", "",
+              f"median {100 * q(0.5):.2g} %, 90th percentile {100 * q(0.9):.2g} %, max {100 * gaps[-1]:.2g} %", ""]
     report = out_dir / "report.md"
     report.write_text("\n".join(lines) + "\n")
     if progress:

@@ -36,6 +36,21 @@ pub struct RbccConfig {
     /// An ABT entry not refreshed for this long is removed (thesis s8.4: 5 s).
     #[serde(default = "default_timeout")]
     pub flow_timeout: Duration,
+    /// Rate Quench: when this port lowers a flow's Rate below the rate the source currently
+    /// uses, also send the new rate straight back to the source (thesis s9.12).
+    #[serde(default)]
+    pub rate_quench: bool,
+}
+
+/// A Rate Quench the engine is asked to send: to the source of `flow`, carrying `rate_bps`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Quench {
+    /// Flow whose source is to be told.
+    pub flow: u32,
+    /// The new rate, bit/s.
+    pub rate_bps: f32,
+    /// Id of the port that set it.
+    pub by: u32,
 }
 
 fn default_threshold() -> u32 {
@@ -67,6 +82,8 @@ struct Entry {
     here: bool,
     /// Scratch of the share computation: the flow's limit elsewhere.
     limit_bps: f64,
+    /// Rate last sent to the source in a Rate Quench (infinity: none pending).
+    quenched_bps: f64,
 }
 
 /// The hook.
@@ -84,6 +101,10 @@ pub struct Rbcc {
     pub lowered: u64,
     /// Packets that arrived while the queue was above the threshold (shares scaled).
     pub scaled: u64,
+    rate_quench: bool,
+    pending_quench: Option<Quench>,
+    /// Rate Quenches sent.
+    pub quenches: u64,
 }
 
 impl Rbcc {
@@ -99,7 +120,15 @@ impl Rbcc {
             last_share_bps: f64::INFINITY,
             lowered: 0,
             scaled: 0,
+            rate_quench: cfg.rate_quench,
+            pending_quench: None,
+            quenches: 0,
         }
+    }
+
+    /// The Rate Quench this port wants sent, if any (taken by the engine after `on_arrival`).
+    pub fn take_quench(&mut self) -> Option<Quench> {
+        self.pending_quench.take()
     }
 
     /// This port's id as written in `rate_by`.
@@ -126,7 +155,7 @@ impl Rbcc {
                 e.by = by;
                 e.last_seen = now;
             }
-            None => self.table.push(Entry { flow, ack, rate_bps, upstream_bps, by, last_seen: now, here: false, limit_bps: 0.0 }),
+            None => self.table.push(Entry { flow, ack, rate_bps, upstream_bps, by, last_seen: now, here: false, limit_bps: 0.0, quenched_bps: f64::INFINITY }),
         }
     }
 
@@ -215,6 +244,20 @@ impl PortHook for Rbcc {
             pkt.rate_bps = offer as f32;
             pkt.rate_by = self.id;
             self.lowered += 1;
+            // Rate Quench (GAPS.md s6 inference): tell the source at once when the new rate is
+            // below the one it uses, once per lower rate (the entry remembers the last quench).
+            if self.rate_quench && pkt.kind == PacketKind::Data && offer < current * (1.0 - 1e-6) {
+                let id = self.id;
+                if let Some(e) = self.table.iter_mut().find(|e| e.flow == pkt.flow && !e.ack) {
+                    if offer < e.quenched_bps * (1.0 - 1e-6) {
+                        e.quenched_bps = offer;
+                        self.pending_quench = Some(Quench { flow: pkt.flow, rate_bps: offer as f32, by: id });
+                        self.quenches += 1;
+                    }
+                }
+            }
+        } else if let Some(e) = self.table.iter_mut().find(|e| e.flow == pkt.flow && !e.ack) {
+            e.quenched_bps = f64::INFINITY;
         }
     }
 }
@@ -224,7 +267,7 @@ mod tests {
     use super::*;
 
     fn hook(cap: u64) -> Rbcc {
-        Rbcc::new(&RbccConfig { threshold_pkts: 2, scale: 0.75, flow_timeout: Duration(5 * PS_PER_S) }, cap)
+        Rbcc::new(&RbccConfig { threshold_pkts: 2, scale: 0.75, flow_timeout: Duration(5 * PS_PER_S), rate_quench: true }, cap)
     }
     fn view(q: u32) -> PortView {
         PortView { queue_pkts: q, queue_bytes: 0, busy: true, rate_bps: 64_000 }
@@ -303,5 +346,20 @@ mod tests {
         h.on_arrival(&mut p, &view(0), 5 * PS_PER_S + 1);
         assert_eq!(p.rate_bps, 64_000.0, "flow 2 timed out");
         assert_eq!(h.data_entries(), 1);
+    }
+
+    #[test]
+    fn a_quench_is_asked_for_once_when_a_flow_must_slow_down() {
+        let mut h = hook(64_000);
+        let id = h.id();
+        h.on_arrival(&mut data(1, 64_000.0, id), &view(0), 0);
+        assert_eq!(h.take_quench(), None, "nothing to slow down");
+        h.on_arrival(&mut data(2, f32::INFINITY, 0), &view(0), 1);
+        h.take_quench();
+        let mut p = data(1, 64_000.0, id);
+        h.on_arrival(&mut p, &view(0), 2);
+        assert_eq!(h.take_quench(), Some(Quench { flow: 1, rate_bps: 32_000.0, by: id }));
+        h.on_arrival(&mut data(1, 64_000.0, id), &view(0), 3);
+        assert_eq!(h.take_quench(), None, "the same lower rate is not quenched twice");
     }
 }
