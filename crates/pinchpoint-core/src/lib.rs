@@ -2,6 +2,7 @@
 //! research. See `DESIGN.md` at the repository root for the architecture.
 #![warn(missing_docs)]
 
+pub mod flows;
 pub mod metrics;
 pub mod net;
 pub mod port_hooks;

@@ -12,6 +12,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 
 create_exception!(_native, ScenarioError, PyValueError, "A scenario is invalid: the message names the file, the field and what was expected.");
+create_exception!(_native, ResourceLimitError, ScenarioError, "A run stopped at a resource bound (live packets, a shaper's backlog): the message names the bound.");
 
 fn parse(text: &str, origin: &str, fmt: &str) -> PyResult<Scenario> {
     let r = match fmt {
@@ -112,10 +113,14 @@ impl PySimulation {
     }
 
     /// Runs until simulated time `t_s` (seconds), releasing the GIL.
-    fn run_until(&mut self, py: Python<'_>, t_s: f64) {
+    fn run_until(&mut self, py: Python<'_>, t_s: f64) -> PyResult<()> {
         let t = secs_to_ps(t_s);
         let sim = &mut self.sim;
         py.detach(|| sim.run_until(t));
+        match self.sim.error() {
+            Some(e) => Err(ResourceLimitError::new_err(e.to_string())),
+            None => Ok(()),
+        }
     }
 
     /// Current simulated time, s.
@@ -188,6 +193,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(json_schema, m)?)?;
     m.add_function(wrap_pyfunction!(paths_at, m)?)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
+    m.add("ResourceLimitError", m.py().get_type::<ResourceLimitError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -1,15 +1,29 @@
 //! An output port: a queue discipline, a transmitter, hooks, and the wire behind it.
 //!
-//! The port owns the bookkeeping (ns-3's QueueDisc split): it counts arrivals, drops and marks by
-//! reason, tracks occupancy over time, and keeps the packets on the wire in a ring. A link has one
-//! rate and one delay, so packets leave the wire in the order they entered it: only the head of
-//! the ring needs an event in the heap.
+//! The port owns its bookkeeping (the split of ns-3's QueueDisc base class): it counts arrivals,
+//! transmissions, drops by reason and marks, tracks occupancy over time, calls its hooks, and
+//! keeps the packets on the wire in a ring. The discipline only decides (which packet to drop or
+//! mark, which to send next); the engine only moves packets between ports and flows. A link has
+//! one rate and one delay, so packets leave the wire in the order they entered it: only the head
+//! of the ring needs an event in the heap.
 
-use crate::metrics::PortStats;
-use crate::port_hooks::AnyHook;
-use crate::queue::AnyQueue;
-use crate::sim::{SimRng, SimTime};
+use crate::metrics::{PortStats, QueueTrace};
+use crate::net::packet::PacketSlab;
+use crate::port_hooks::{AnyHook, HookCtx, HookEmit, PortHook, PortView};
+use crate::queue::{AnyQueue, DropReason, QueueDiscipline, Verdict};
+use crate::sim::{ps_to_secs, tx_time_fast, Event, EventQueue, SimRng, SimTime};
 use std::collections::VecDeque;
+
+/// What a port needs from the engine while it works: the event heap, the queue trace and the
+/// buffer where hooks leave control packets for the engine to route.
+pub struct PortEnv<'a> {
+    /// The event heap (the port schedules its own `TxDone` and `Arrive` events).
+    pub events: &'a mut EventQueue,
+    /// Queue-change records of traced ports.
+    pub trace: &'a mut QueueTrace,
+    /// Control packets emitted by hooks, routed by the engine after the port returns.
+    pub hook_out: &'a mut Vec<HookEmit>,
+}
 
 /// One simplex channel's sending end.
 pub struct Port {
@@ -32,25 +46,61 @@ pub struct Port {
     /// When the transmitter finishes the packet it is sending (in the past when idle).
     pub busy_until: SimTime,
     /// A `TxDone` event is in the heap. The port schedules one only when packets wait behind
-    /// the one being sent; a packet that finds the port idle is sent at once, so lightly loaded
-    /// ports (access links, the ack path) cost one event per packet instead of two.
+    /// the one being sent (or hooks want the idle instant); a packet that finds the port idle is
+    /// sent at once, so lightly loaded ports (access links, the ack path) cost one event per
+    /// packet instead of two.
     pub txdone_pending: bool,
     /// Packets on the wire: (arrival time at the far end, packet slot), in order.
     pub wire: VecDeque<(SimTime, u32)>,
     /// The port's random stream (probabilistic disciplines).
     pub rng: SimRng,
-    /// Packets waiting, as the port counts them (the discipline's own count must agree; the
-    /// port keeps its own so the per-packet path reads a field instead of dispatching).
+    /// Packets waiting. The one count the engine, the hooks and the statistics read (the
+    /// discipline keeps its own for its decisions; a debug assertion checks they agree).
     pub waiting_pkts: u32,
-    /// Bytes waiting, as the port counts them.
+    /// Bytes waiting.
     pub waiting_bytes: u64,
+    /// Size of the packet being serialised (valid while `busy_until` is in the future).
+    pub in_service_bytes: u32,
     /// Counters.
     pub stats: PortStats,
     /// Record every queue change (metrics.queue_trace).
     pub traced: bool,
 }
 
+/// What happened to a packet handed to [`Port::receive`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Admission {
+    /// Queued or sent at once; the port now holds the slot.
+    Accepted,
+    /// Dropped; the caller frees the slot (the port has counted the drop).
+    Dropped(DropReason),
+}
+
 impl Port {
+    /// A port with empty counters, idle since time 0.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(name: String, from_node: u32, to_node: u32, rate_bps: u64, delay_ps: SimTime, queue: AnyQueue, hooks: Vec<AnyHook>, rng: SimRng) -> Self {
+        Port {
+            name,
+            from_node,
+            to_node,
+            rate_bps,
+            ps_per_byte: crate::sim::time::exact_ps_per_byte(rate_bps),
+            delay_ps,
+            queue,
+            hooks,
+            busy_until: 0,
+            txdone_pending: false,
+            wire: VecDeque::new(),
+            rng,
+            waiting_pkts: 0,
+            waiting_bytes: 0,
+            in_service_bytes: 0,
+            stats: PortStats::default(),
+            traced: false,
+        }
+    }
+
     /// True while a packet is being serialised at `now`.
     #[inline]
     pub fn busy(&self, now: SimTime) -> bool {
@@ -58,8 +108,160 @@ impl Port {
     }
 
     /// Packets waiting in the queue.
+    #[inline]
     pub fn queue_len_pkts(&self) -> u32 {
-        use crate::queue::QueueDiscipline;
-        self.queue.len_pkts()
+        self.waiting_pkts
+    }
+
+    /// Time spent serialising up to `now`, ps: the busy time credited at each start of
+    /// transmission, less what is still to come of the packet in service.
+    pub fn busy_ps_at(&self, now: SimTime) -> SimTime {
+        self.stats.busy_ps - self.busy_until.saturating_sub(now)
+    }
+
+    /// Bytes whose serialisation finished by `now` (a packet in service is not counted).
+    pub fn serialised_bytes_at(&self, now: SimTime) -> u64 {
+        if self.busy(now) { self.stats.tx_bytes - self.in_service_bytes as u64 } else { self.stats.tx_bytes }
+    }
+
+    #[inline]
+    fn view(&self, now: SimTime) -> PortView {
+        PortView { queue_pkts: self.waiting_pkts, queue_bytes: self.waiting_bytes, busy: self.busy(now), rate_bps: self.rate_bps }
+    }
+
+    /// Packet `slot` arrives at this port (index `id`) at `now`. Hooks see it first, then the
+    /// discipline decides; an idle transmitter starts on it at once.
+    #[inline]
+    pub fn receive(&mut self, id: u32, slot: u32, packets: &mut PacketSlab, now: SimTime, env: &mut PortEnv) -> Admission {
+        let pkt = packets.get_mut(slot);
+        if !self.hooks.is_empty() {
+            let v = self.view(now);
+            let was_marked = pkt.ce();
+            for h in self.hooks.iter_mut() {
+                h.on_arrival(pkt, &v, now);
+            }
+            if !was_marked && pkt.ce() {
+                self.stats.marks += 1;
+            }
+        }
+        self.stats.arrivals_pkts += 1;
+        self.stats.arrivals_bytes += pkt.size_bytes as u64;
+        let verdict = self.queue.enqueue(slot, pkt, now, &mut self.rng);
+        if !self.hooks.is_empty() {
+            let mut ctx = HookCtx { now, port: self.view(now), node: self.from_node, out: env.hook_out };
+            for h in self.hooks.iter_mut() {
+                h.on_verdict(pkt, verdict, &mut ctx);
+            }
+        }
+        match verdict {
+            Verdict::Queued => {}
+            Verdict::Marked => self.stats.marks += 1,
+            Verdict::Dropped(reason) => {
+                self.stats.drops[reason as usize] += 1;
+                return Admission::Dropped(reason);
+            }
+        }
+        self.waiting_pkts += 1;
+        self.waiting_bytes += pkt.size_bytes as u64;
+        if self.txdone_pending {
+            self.queue_changed(id, now, env.trace);
+        } else if now >= self.busy_until {
+            // Idle port: the packet goes straight to the transmitter. It spends no time in the
+            // queue, so the occupancy statistics do not see it.
+            self.start_tx(id, packets, now, env);
+        } else {
+            self.queue_changed(id, now, env.trace);
+            self.txdone_pending = true;
+            env.events.push(self.busy_until, Event::TxDone { port: id });
+        }
+        Admission::Accepted
+    }
+
+    /// The transmitter finished (a `TxDone` event); send the next waiting packet.
+    #[inline]
+    pub fn tx_done(&mut self, id: u32, packets: &mut PacketSlab, now: SimTime, env: &mut PortEnv) {
+        self.txdone_pending = false;
+        self.start_tx(id, packets, now, env);
+    }
+
+    /// Removes the head of the wire (an `Arrive` event) and schedules the next one.
+    #[inline]
+    pub fn pop_wire(&mut self, id: u32, events: &mut EventQueue) -> u32 {
+        let (_, slot) = self.wire.pop_front().expect("arrival event with an empty wire");
+        if let Some(&(t, _)) = self.wire.front() {
+            events.push(t, Event::Arrive { port: id });
+        }
+        slot
+    }
+
+    #[inline]
+    fn queue_changed(&mut self, id: u32, now: SimTime, trace: &mut QueueTrace) {
+        let qp = self.waiting_pkts;
+        let qb = self.waiting_bytes;
+        debug_assert_eq!((qp, qb), (self.queue.len_pkts(), self.queue.len_bytes()), "port {}", self.name);
+        self.stats.queue_pkts.set(now, qp as u64);
+        self.stats.queue_bytes.set(now, qb);
+        if qp > self.stats.max_queue_pkts {
+            self.stats.max_queue_pkts = qp;
+        }
+        if !self.hooks.is_empty() {
+            let v = self.view(now);
+            for h in self.hooks.iter_mut() {
+                h.on_queue_change(&v, now);
+            }
+        }
+        if self.traced {
+            trace.t.push(ps_to_secs(now));
+            trace.port.push(id);
+            trace.queue_pkts.push(qp);
+            trace.queue_bytes.push(qb);
+        }
+    }
+
+    /// The transmitter is free: start sending the next packet, if any. Schedules `TxDone` only
+    /// if more packets wait (or hooks want to see the transmitter go idle).
+    #[inline]
+    fn start_tx(&mut self, id: u32, packets: &mut PacketSlab, now: SimTime, env: &mut PortEnv) {
+        let Some(slot) = self.queue.dequeue(now) else {
+            // The transmitter just went idle. Ports with hooks always schedule TxDone, so this
+            // runs at the idle instant.
+            if !self.hooks.is_empty() {
+                let v = self.view(now);
+                for h in self.hooks.iter_mut() {
+                    h.on_idle(&v, now);
+                }
+            }
+            return;
+        };
+        let pkt = packets.get_mut(slot);
+        self.waiting_pkts -= 1;
+        self.waiting_bytes -= pkt.size_bytes as u64;
+        self.queue_changed(id, now, env.trace);
+        if !self.hooks.is_empty() {
+            let v = self.view(now);
+            for h in self.hooks.iter_mut() {
+                h.on_departure(pkt, &v, now);
+            }
+            let mut ctx = HookCtx { now, port: v, node: self.from_node, out: env.hook_out };
+            for h in self.hooks.iter_mut() {
+                h.on_dequeue(pkt, &mut ctx);
+            }
+        }
+        let size = pkt.size_bytes;
+        let tx = tx_time_fast(size, self.rate_bps, self.ps_per_byte);
+        self.stats.tx_pkts += 1;
+        self.stats.tx_bytes += size as u64;
+        self.stats.busy_ps += tx;
+        self.in_service_bytes = size;
+        let arrival = now + tx + self.delay_ps;
+        if self.wire.is_empty() {
+            env.events.push(arrival, Event::Arrive { port: id });
+        }
+        self.wire.push_back((arrival, slot));
+        self.busy_until = now + tx;
+        if self.waiting_pkts > 0 || !self.hooks.is_empty() {
+            self.txdone_pending = true;
+            env.events.push(now + tx, Event::TxDone { port: id });
+        }
     }
 }

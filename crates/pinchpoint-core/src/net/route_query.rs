@@ -32,10 +32,10 @@ impl Simulation {
                 })
                 .collect();
         }
-        // The engine's route change recomputes with the hop metric (simulation.rs,
-        // recompute_routes); mirror it so the calculator sees what packets will follow.
+        // Mirror the engine's route recomputation (simulation.rs, recompute_routes) so the
+        // calculator sees what packets will follow.
         let ends: Vec<(u32, u32, SimTime)> = self.ports.iter().map(|p| (p.from_node, p.to_node, p.delay_ps)).collect();
-        let mut router = crate::net::routing::Router::new(&self.nodes, ends, false);
+        let mut router = crate::net::routing::Router::new(&self.nodes, ends, self.route_by_delay);
         self.flows
             .iter()
             .map(|f| FlowPaths {

@@ -3,8 +3,8 @@
 //!
 //! Rule sources:
 //! - ATN WP/267 s5.1: the intermediate system sets Congestion Experienced with α = 1 (the draft
-//!   SARPs paragraph 6.2.4.2 that defines the average is not available to us, see GAPS.md).
-//! - Ramakrishnan & Jain's DECbit router (as summarised in GAPS.md "Seed 000" s2): the queue length
+//!   SARPs paragraph 6.2.4.2 that defines the average is not available to us, see docs/sources.md s2.2).
+//! - Ramakrishnan & Jain's DECbit router (docs/sources.md s2.1): the queue length
 //!   counts the packet being transmitted, and is averaged over the last busy+idle *regeneration
 //!   cycle* plus the busy part of the current cycle. A cycle begins when a packet arrives at an
 //!   empty, idle port.
@@ -19,7 +19,7 @@
 //! full cycle. The other two rules are offered for comparison (`averaging = "instantaneous"` or
 //! `"ewma"`), not because the seed uses them.
 //!
-//! Queue lengths are in packets (NPDUs), as GAPS.md recommends; `alpha` is compared with `>=`
+//! Queue lengths are in packets (NPDUs), as docs/sources.md s2.1 infers; `alpha` is compared with `>=`
 //! (the IRATI reference implementation's choice; the Wikipedia wording says "exceeds").
 
 use super::{PortHook, PortView};
@@ -136,7 +136,7 @@ impl Decbit {
 impl PortHook for Decbit {
     fn on_arrival(&mut self, pkt: &mut Packet, port: &PortView, now: SimTime) {
         self.arrivals += 1;
-        // Length the arrival finds, the packet in service included (DECbit, GAPS.md s2).
+        // Length the arrival finds, the packet in service included (DECbit, docs/sources.md s2.1).
         let found = port.queue_pkts + port.busy as u32;
         let avg = match self.cfg.averaging {
             Averaging::Instantaneous => found as f64,
@@ -169,6 +169,11 @@ impl PortHook for Decbit {
             }
             self.marked += 1;
         }
+    }
+
+    fn on_idle(&mut self, port: &PortView, now: SimTime) {
+        // The end of a busy period is a length change to zero (the packet in service left).
+        self.on_queue_change(port, now);
     }
 
     fn on_queue_change(&mut self, port: &PortView, now: SimTime) {

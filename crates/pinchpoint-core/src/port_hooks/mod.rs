@@ -3,6 +3,7 @@
 //! the registry below.
 
 use crate::net::packet::Packet;
+use crate::queue::Verdict;
 use crate::sim::SimTime;
 use serde::{Deserialize, Serialize};
 
@@ -23,15 +24,57 @@ pub struct PortView {
     pub rate_bps: u64,
 }
 
-/// A port hook. Every method has a no-op default; a hook writes only what it uses.
+/// A control packet a hook wants delivered to the source of a flow (Rate Quench, seed 002): the
+/// engine routes it from the hook's node back along the flow's reverse route.
+#[derive(Clone, Copy, Debug)]
+pub struct HookEmit {
+    /// Node of the port whose hook emitted it.
+    pub node: u32,
+    /// The packet; `flow` names the flow whose source receives it.
+    pub pkt: Packet,
+}
+
+/// What a hook gets on the events where it may act beyond the packet in hand: the time, its
+/// port, and an output buffer for control packets (the engine routes them after the port's work).
+pub struct HookCtx<'a> {
+    /// Current time, ps.
+    pub now: SimTime,
+    /// The port as the hook sees it.
+    pub port: PortView,
+    /// Node the port belongs to.
+    pub node: u32,
+    /// Emitted control packets.
+    pub out: &'a mut Vec<HookEmit>,
+}
+
+impl HookCtx<'_> {
+    /// Sends `pkt` toward the source of `about`'s flow. The packet is sent as a control packet
+    /// from this port's node; the source's transport receives it in `on_packet`.
+    pub fn send_to_source(&mut self, about: &Packet, mut pkt: Packet) {
+        pkt.flow = about.flow;
+        pkt.kind = crate::net::packet::PacketKind::Control;
+        pkt.sent_at = self.now;
+        self.out.push(HookEmit { node: self.node, pkt });
+    }
+}
+
+/// A port hook. Every method has a no-op default; a hook writes only what it uses. The port
+/// calls, in order: `on_arrival` (before the discipline), `on_verdict` (after it), then
+/// `on_queue_change` whenever the waiting count changes, `on_departure` and `on_dequeue` when a
+/// packet starts transmission, and `on_idle` when the transmitter finishes with nothing waiting.
 pub trait PortHook {
     /// A packet arrives at the port, before the queue discipline decides about it.
     fn on_arrival(&mut self, _pkt: &mut Packet, _port: &PortView, _now: SimTime) {}
+    /// The discipline decided about an arriving packet (a dropped packet is freed afterwards).
+    fn on_verdict(&mut self, _pkt: &Packet, _verdict: Verdict, _ctx: &mut HookCtx) {}
     /// A packet leaves the queue and starts transmission.
     fn on_departure(&mut self, _pkt: &mut Packet, _port: &PortView, _now: SimTime) {}
-    /// The queue length changed (after any enqueue or dequeue), or the transmitter went idle;
-    /// for averaging estimators.
+    /// The same instant as `on_departure`, with a context to emit control packets.
+    fn on_dequeue(&mut self, _pkt: &mut Packet, _ctx: &mut HookCtx) {}
+    /// The waiting count changed (after an enqueue or a dequeue); for averaging estimators.
     fn on_queue_change(&mut self, _port: &PortView, _now: SimTime) {}
+    /// The transmitter finished and nothing waits: the port is idle from `now`.
+    fn on_idle(&mut self, _port: &PortView, _now: SimTime) {}
 }
 
 macro_rules! registry {
@@ -66,6 +109,18 @@ macro_rules! registry {
             #[inline]
             fn on_queue_change(&mut self, port: &PortView, now: SimTime) {
                 match self { $( AnyHook::$variant(h) => h.on_queue_change(port, now), )* }
+            }
+            #[inline]
+            fn on_verdict(&mut self, pkt: &Packet, verdict: Verdict, ctx: &mut HookCtx) {
+                match self { $( AnyHook::$variant(h) => h.on_verdict(pkt, verdict, ctx), )* }
+            }
+            #[inline]
+            fn on_dequeue(&mut self, pkt: &mut Packet, ctx: &mut HookCtx) {
+                match self { $( AnyHook::$variant(h) => h.on_dequeue(pkt, ctx), )* }
+            }
+            #[inline]
+            fn on_idle(&mut self, port: &PortView, now: SimTime) {
+                match self { $( AnyHook::$variant(h) => h.on_idle(port, now), )* }
             }
         }
     };

@@ -15,7 +15,8 @@
 //! * threshold congestion avoidance: while more than `threshold_pkts` packets wait, the shares
 //!   written are multiplied by `scale` (0.75, thesis ch. 9 scenario 9).
 
-use super::{PortHook, PortView};
+use super::{HookCtx, PortHook, PortView};
+use crate::queue::Verdict;
 use crate::net::packet::{flags, Packet, PacketKind};
 use crate::scenario::units::Duration;
 use crate::sim::{SimTime, PS_PER_S};
@@ -126,7 +127,7 @@ impl Rbcc {
         }
     }
 
-    /// The Rate Quench this port wants sent, if any (taken by the engine after `on_arrival`).
+    /// The Rate Quench this port wants sent, if any (sent from `on_verdict`).
     pub fn take_quench(&mut self) -> Option<Quench> {
         self.pending_quench.take()
     }
@@ -258,6 +259,21 @@ impl PortHook for Rbcc {
             }
         } else if let Some(e) = self.table.iter_mut().find(|e| e.flow == pkt.flow && !e.ack) {
             e.quenched_bps = f64::INFINITY;
+        }
+    }
+
+    fn on_verdict(&mut self, pkt: &Packet, _verdict: Verdict, ctx: &mut HookCtx) {
+        // Rate Quench: a 40-byte control packet from this router straight back to the source
+        // (the engine routes it along the flow's reverse route).
+        if let Some(q) = self.pending_quench.take() {
+            let quench = Packet {
+                flags: flags::QUENCH,
+                size_bytes: 40,
+                return_rate_bps: q.rate_bps,
+                return_rate_by: q.by,
+                ..Default::default()
+            };
+            ctx.send_to_source(pkt, quench);
         }
     }
 }

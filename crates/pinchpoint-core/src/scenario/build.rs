@@ -2,12 +2,13 @@
 
 use super::schema::*;
 use super::ScenarioError;
-use crate::metrics::{FlowStats, PacketTrace, PortStats};
+use crate::flows::{Flow, FlowShaper, FlowTimers};
+use crate::metrics::{FlowStats, PacketTrace};
 use crate::net::routing::{RouteArena, RouteRule, Router};
 use crate::net::{Node, PacketSlab, Port};
 use crate::port_hooks::AnyHook;
 use crate::queue::{AnyQueue, PortInfo, QueueConfig};
-use crate::simulation::{Flow, FlowShaper, FlowTimers, RunCounters, Simulation};
+use crate::simulation::{Limits, RunCounters, Simulation};
 use crate::shaper::TokenBucket;
 use crate::sim::{rng, Event, EventQueue, SimTime};
 use crate::transport::credit::{AnyReceiverPolicy, ReceiverConfig, ReceiverInit, ReceiverPolicy};
@@ -44,24 +45,10 @@ pub fn build(sc: &Scenario, seed: Option<u64>, origin: &str) -> Result<Simulatio
             let hooks = l.hooks.iter().chain(extra_hooks.iter()).map(|h| AnyHook::build(h, rate_bps)).collect();
             let id = ports.len() as u32;
             nodes[from as usize].ports.push(id);
-            ports.push(Port {
-                traced: trace.contains(&name.as_str()),
-                rng: rng::stream(seed, &format!("port:{name}")),
-                name,
-                from_node: from,
-                to_node: to,
-                rate_bps,
-                ps_per_byte: crate::sim::time::exact_ps_per_byte(rate_bps),
-                delay_ps: l.delay.0,
-                queue: AnyQueue::build(q, info),
-                hooks,
-                busy_until: 0,
-                txdone_pending: false,
-                wire: Default::default(),
-                stats: PortStats::default(),
-                waiting_pkts: 0,
-                waiting_bytes: 0,
-            });
+            let rng = rng::stream(seed, &format!("port:{name}"));
+            let mut port = Port::new(name, from, to, rate_bps, l.delay.0, AnyQueue::build(q, info), hooks, rng);
+            port.traced = trace.contains(&port.name.as_str());
+            ports.push(port);
         }
     }
 
@@ -105,7 +92,8 @@ pub fn build(sc: &Scenario, seed: Option<u64>, origin: &str) -> Result<Simulatio
         if transport_is_finite(&transport) {
             finite += 1;
         }
-        let shaper = f.shaper.map(|c| Box::new(FlowShaper { bucket: TokenBucket::new(c.rate.bps(), c.bucket.0), held: Default::default() }));
+        let max_held_pkts = sc.simulation.max_shaper_pkts as usize;
+        let shaper = f.shaper.map(|c| Box::new(FlowShaper { bucket: TokenBucket::new(c.rate.bps(), c.bucket.0), held: Default::default(), max_held_pkts }));
         flows.push(Flow {
             name: f.name.clone(),
             src: s,
@@ -148,15 +136,19 @@ pub fn build(sc: &Scenario, seed: Option<u64>, origin: &str) -> Result<Simulatio
         ports,
         routes,
         rules,
+        route_by_delay: by_delay,
         flows,
         out: Vec::with_capacity(64),
+        hook_out: Vec::new(),
         finite_pending: finite,
         series_interval,
         series: Default::default(),
         packet_trace: if sc.metrics.packet_trace { Some(PacketTrace::default()) } else { None },
         queue_trace: Default::default(),
         counters: RunCounters::default(),
+        limits: Limits { max_live_packets: sc.simulation.max_live_packets as usize },
         stopped: false,
+        error: None,
         scenario_name: sc.name.clone(),
         seed,
     })

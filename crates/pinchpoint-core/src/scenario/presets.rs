@@ -78,7 +78,7 @@ pub fn dumbbell(n: usize, sim_s: f64) -> Scenario {
     Scenario {
         name: format!("dumbbell-{n}"),
         description: "Benchmark dumbbell (pinchpoint bench).".into(),
-        simulation: SimulationConfig { duration: Duration(secs_to_ps(sim_s)), seed: 1, stop_when_done: true, routing: RoutingMetric::Hops },
+        simulation: SimulationConfig { duration: Duration(secs_to_ps(sim_s)), seed: 1, stop_when_done: true, max_live_packets: DEFAULT_MAX_LIVE_PACKETS, max_shaper_pkts: DEFAULT_MAX_SHAPER_PKTS, routing: RoutingMetric::Hops },
         metrics: MetricsConfig::default(),
         nodes,
         links,

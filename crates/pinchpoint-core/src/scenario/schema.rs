@@ -53,6 +53,30 @@ pub struct SimulationConfig {
     /// Path metric for the shortest-path routes: `hops` or `delay`.
     #[serde(default)]
     pub routing: RoutingMetric,
+    /// Most packets alive at once (queued, in service or on a wire), 1 to 10^9. A run that
+    /// would exceed it stops with an error naming this field. The default (4,000,000, about
+    /// 450 MB of packet slots) is far above any finite-buffer scenario at the supported scales.
+    #[serde(default = "default_max_live_packets")]
+    pub max_live_packets: u64,
+    /// Most packets one flow's shaper may hold back, 1 to 10^9 (default 100,000). A source
+    /// faster than its shaper otherwise queues without bound.
+    #[serde(default = "default_max_shaper_pkts")]
+    pub max_shaper_pkts: u64,
+}
+
+/// Default of `simulation.max_live_packets`.
+pub const DEFAULT_MAX_LIVE_PACKETS: u64 = 4_000_000;
+/// Default of `simulation.max_shaper_pkts`.
+pub const DEFAULT_MAX_SHAPER_PKTS: u64 = 100_000;
+/// Most rows the time series may hold (flows and ports per sample times samples): a bound on
+/// `metrics.series_interval` given the duration (50 million rows is about 2 GB of columns).
+pub const MAX_SERIES_ROWS: u64 = 50_000_000;
+
+fn default_max_live_packets() -> u64 {
+    DEFAULT_MAX_LIVE_PACKETS
+}
+fn default_max_shaper_pkts() -> u64 {
+    DEFAULT_MAX_SHAPER_PKTS
 }
 
 fn default_seed() -> u64 {

@@ -2,12 +2,12 @@
 //! window W from the fraction of data packets that arrive with Congestion Experienced set.
 //!
 //! Rules, with their sources (ATN WP/267 = seed 000; the draft SARPs paragraphs it amends are
-//! not available to us, so the exact wording of the base rule is inferred, see GAPS.md "Seed 000"):
+//! not available to us, so the exact wording of the base rule is inferred, see docs/sources.md s2.2):
 //! - s5.4: per sampling period count N, the network packets (NPDUs) that carry DT TPDUs, and NC,
 //!   those of them with CE set. Acknowledgements (AK TPDUs) are never counted.
 //! - s5.2: when a TPDU travels in several network packets (`tcp.packets_per_segment`), each
 //!   packet counts in N (and in NC if it has CE), so the counts are per network packet.
-//! - s3.2.2 / GAPS.md: a sampling period lasts one window's worth of data; we end it when the data
+//! - s3.2.2 / docs/sources.md s2.2: a sampling period lasts one window's worth of data; we end it when the data
 //!   bytes counted in it reach W x TPDU size (W as at the period's start), so that it also spans
 //!   one window when TPDUs are split into several packets.
 //! - s5.5 (replacing the "1" of draft 5.2.6.2.4(1) by delta) with the standard CE-bit rule: at the
@@ -15,7 +15,7 @@
 //! - s5.3: if W changed, the next sampling period starts only one estimated RTT later; if it did
 //!   not change, the next period starts at once.
 //! - s5.5 table: beta 0.75..0.95, delta 1, W0 1, lambda 50 %. The paper gives beta only as a range;
-//!   our default 0.875 is DECbit's decrease factor (GAPS.md "Seed 000" s2), inside that range.
+//!   our default 0.875 is DECbit's decrease factor (docs/sources.md s2.2), inside that range.
 //!
 //! How the receiver estimates the RTT (the seed does not say; a TP4 receiver has no timestamps).
 //! The receiver watches its own credit: every acknowledgement it sends opens the window up to

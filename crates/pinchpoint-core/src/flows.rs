@@ -1,0 +1,263 @@
+//! Flows: the two ends of a transport, its routes, timers, shaper and network-side counters, and
+//! what happens to the packets a transport emits before they reach the first port (stamping,
+//! counting, shaping). The engine (`simulation.rs`) only moves what a flow hands it.
+
+use crate::metrics::{FlowStats, PacketTrace};
+use crate::net::{Packet, PacketKind};
+use crate::shaper::TokenBucket;
+use crate::sim::{ps_to_secs, Event, EventQueue, SimRng, SimTime};
+use crate::transport::{AnyTransport, Direction, Transport, TransportCtx, NEVER, TIMER_SHAPER, TIMER_SLOTS};
+use std::collections::VecDeque;
+
+/// Lazily cancelled timers of one flow: the deadline the transport wants, and the time of the
+/// event already in the heap. A re-armed deadline later than the pending event costs no heap
+/// operation: when the pending event fires it is pushed on to the new deadline.
+#[derive(Clone, Copy, Debug)]
+pub struct FlowTimers {
+    /// Wanted deadline per slot (NEVER: disarmed).
+    pub deadline: [SimTime; TIMER_SLOTS],
+    /// Time of the heap event per slot (NEVER: none).
+    pub pending: [SimTime; TIMER_SLOTS],
+}
+
+impl Default for FlowTimers {
+    fn default() -> Self {
+        FlowTimers { deadline: [NEVER; TIMER_SLOTS], pending: [NEVER; TIMER_SLOTS] }
+    }
+}
+
+impl FlowTimers {
+    /// Arms slot `k` at `at` and pushes a heap event unless an earlier one is pending.
+    #[inline]
+    fn arm(&mut self, f: u32, k: u8, at: SimTime, events: &mut EventQueue) {
+        self.deadline[k as usize] = at;
+        if at < self.pending[k as usize] {
+            self.pending[k as usize] = at;
+            events.push(at, Event::FlowTimer { flow: f, timer: k });
+        }
+    }
+}
+
+/// A per-flow shaper and the packets it holds back.
+pub struct FlowShaper {
+    /// The bucket.
+    pub bucket: TokenBucket,
+    /// Packets waiting for tokens.
+    pub held: VecDeque<Packet>,
+    /// Most packets it may hold (`simulation.max_shaper_pkts`); beyond it the run stops.
+    pub max_held_pkts: usize,
+}
+
+/// What a flow timer event means once the lazy cancellation is resolved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TimerAction {
+    /// Superseded, cancelled or moved on: nothing to do.
+    Nothing,
+    /// The shaper may release held packets.
+    Shaper,
+    /// The workload starts.
+    Start,
+    /// A transport timer fired.
+    Transport(u8),
+}
+
+/// One flow: its two ends, its routes and its counters.
+pub struct Flow {
+    /// Name from the scenario.
+    pub name: String,
+    /// Source node.
+    pub src: u32,
+    /// Destination node.
+    pub dst: u32,
+    /// Current forward route.
+    pub fwd_route: u32,
+    /// Current reverse route.
+    pub rev_route: u32,
+    /// Start time of the workload.
+    pub start: SimTime,
+    /// The transport.
+    pub transport: AnyTransport,
+    /// Timers.
+    pub timers: FlowTimers,
+    /// Random stream.
+    pub rng: SimRng,
+    /// Network-side counters.
+    pub stats: FlowStats,
+    /// Optional shaper on the forward path.
+    pub shaper: Option<Box<FlowShaper>>,
+    /// Priority written on every packet of the flow.
+    pub priority: u8,
+    /// The workload has been started.
+    pub started: bool,
+    /// Completion has been recorded.
+    pub done: bool,
+}
+
+/// The shaper of a flow holds more packets than its bound.
+#[derive(Clone, Copy, Debug)]
+pub struct ShaperOverflow {
+    /// The bound that was exceeded, packets.
+    pub max_held_pkts: usize,
+}
+
+impl Flow {
+    /// Calls the transport with a context; what it sends lands in `out`.
+    #[inline]
+    pub fn call_transport(&mut self, now: SimTime, out: &mut Vec<(Packet, Direction)>, call: impl FnOnce(&mut AnyTransport, &mut TransportCtx)) {
+        let mut ctx = TransportCtx { now, out, timers: &mut self.timers.deadline, rng: &mut self.rng };
+        call(&mut self.transport, &mut ctx);
+    }
+
+    /// Pushes heap events for timers the transport armed earlier than what the heap holds.
+    #[inline]
+    pub fn push_timers(&mut self, f: u32, events: &mut EventQueue) {
+        for k in 0..TIMER_SLOTS {
+            let dl = self.timers.deadline[k];
+            if dl < self.timers.pending[k] {
+                self.timers.pending[k] = dl;
+                events.push(dl, Event::FlowTimer { flow: f, timer: k as u8 });
+            }
+        }
+    }
+
+    /// Notes completion of a finite workload at `now`; true the first time it is complete.
+    #[inline]
+    pub fn note_completion(&mut self, now: SimTime) -> bool {
+        if !self.done && self.transport.is_finite() && self.transport.is_complete() {
+            self.done = true;
+            self.stats.completed_at = Some(now);
+            return true;
+        }
+        false
+    }
+
+    /// Resolves a timer event of slot `slot` firing at `now`.
+    #[inline]
+    pub fn fire_timer(&mut self, f: u32, slot: u8, now: SimTime, events: &mut EventQueue) -> TimerAction {
+        let k = slot as usize;
+        if self.timers.pending[k] != now {
+            return TimerAction::Nothing; // superseded by an earlier push
+        }
+        self.timers.pending[k] = NEVER;
+        let dl = self.timers.deadline[k];
+        if dl == NEVER {
+            return TimerAction::Nothing; // cancelled
+        }
+        if dl > now {
+            // Re-armed later: move on to the new deadline.
+            self.timers.pending[k] = dl;
+            events.push(dl, Event::FlowTimer { flow: f, timer: slot });
+            return TimerAction::Nothing;
+        }
+        self.timers.deadline[k] = NEVER;
+        if slot == TIMER_SHAPER {
+            return TimerAction::Shaper;
+        }
+        if !self.started {
+            self.started = true;
+            self.stats.started_at = Some(now);
+            return TimerAction::Start;
+        }
+        TimerAction::Transport(slot)
+    }
+
+    /// Stamps a packet the transport of flow `f` sent, counts it, and passes it through the
+    /// shaper. Returns the packet if it enters the network now; `Ok(None)` if the shaper holds it.
+    #[inline]
+    pub fn admit(&mut self, f: u32, mut pkt: Packet, dir: Direction, now: SimTime, events: &mut EventQueue) -> Result<Option<Packet>, ShaperOverflow> {
+        pkt.flow = f;
+        pkt.hop = 0;
+        if pkt.priority == 0 {
+            pkt.priority = self.priority;
+        }
+        match dir {
+            Direction::Forward => {
+                pkt.route = self.fwd_route;
+                if pkt.kind == PacketKind::Data {
+                    self.stats.data_sent_pkts += 1;
+                    self.stats.data_sent_bytes += pkt.size_bytes as u64;
+                } else {
+                    self.stats.rev_sent_pkts += 1;
+                }
+                if let Some(sh) = self.shaper.as_mut() {
+                    if !sh.held.is_empty() {
+                        if sh.held.len() >= sh.max_held_pkts {
+                            return Err(ShaperOverflow { max_held_pkts: sh.max_held_pkts });
+                        }
+                        sh.held.push_back(pkt);
+                        return Ok(None);
+                    }
+                    if let Err(ready) = sh.bucket.try_take(now, pkt.size_bytes) {
+                        sh.held.push_back(pkt);
+                        self.timers.arm(f, TIMER_SHAPER, ready, events);
+                        return Ok(None);
+                    }
+                }
+            }
+            Direction::Reverse => {
+                pkt.route = self.rev_route;
+                self.stats.rev_sent_pkts += 1;
+            }
+        }
+        Ok(Some(pkt))
+    }
+
+    /// The next held packet the shaper lets go at `now`, if any; arms the shaper timer when the
+    /// next one must wait.
+    #[inline]
+    pub fn release_one(&mut self, f: u32, now: SimTime, events: &mut EventQueue) -> Option<Packet> {
+        let sh = self.shaper.as_mut()?;
+        let pkt = *sh.held.front()?;
+        match sh.bucket.try_take(now, pkt.size_bytes) {
+            Ok(()) => {
+                sh.held.pop_front();
+                Some(pkt)
+            }
+            Err(ready) => {
+                self.timers.arm(f, TIMER_SHAPER, ready, events);
+                None
+            }
+        }
+    }
+
+    /// Packets held by the shaper (sent by the transport, not yet in the network).
+    pub fn shaper_held_pkts(&self) -> u64 {
+        self.shaper.as_ref().map_or(0, |s| s.held.len() as u64)
+    }
+
+    /// Counts a packet of this flow reaching the end of its route at `now`.
+    #[inline]
+    pub fn record_delivery(&mut self, pkt: &Packet, now: SimTime, trace: Option<&mut PacketTrace>) {
+        let fs = &mut self.stats;
+        if pkt.kind == PacketKind::Data {
+            fs.data_delivered_pkts += 1;
+            let d = now - pkt.sent_at;
+            fs.delay.add(ps_to_secs(d));
+            fs.delay_hist_ns.add(d / 1000, 1);
+            if pkt.ce() {
+                fs.data_ce_pkts += 1;
+            }
+            if let Some(tr) = trace {
+                tr.t.push(ps_to_secs(now));
+                tr.flow.push(pkt.flow);
+                tr.delay_s.push(ps_to_secs(d));
+                tr.size_bytes.push(pkt.size_bytes);
+                tr.seq.push(pkt.seq);
+                tr.ce.push(pkt.ce());
+                tr.retx.push(pkt.flags & crate::net::packet::flags::RETX != 0);
+            }
+        } else {
+            fs.rev_delivered_pkts += 1;
+        }
+    }
+
+    /// Counts a packet of this flow dropped in the network.
+    #[inline]
+    pub fn record_drop(&mut self, kind: PacketKind) {
+        if kind == PacketKind::Data {
+            self.stats.data_dropped_pkts += 1;
+        } else {
+            self.stats.rev_dropped_pkts += 1;
+        }
+    }
+}
