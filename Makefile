@@ -19,7 +19,7 @@ $(VENV)/.deps: pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(VPY) -m pip install -q --upgrade pip
 	$(VPY) -m pip install -q -c constraints.txt maturin numpy pandas pyarrow duckdb matplotlib rich typer tomli-w \
-		pytest pytest-xdist hypothesis jsonschema "dask[distributed]"
+		pytest pytest-xdist hypothesis jsonschema dpkt "dask[distributed]"
 	touch $@
 
 # Release build of the native module, installed editable into the virtualenv.

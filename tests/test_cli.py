@@ -90,3 +90,24 @@ def test_bench_json_lines(tmp_path):
         assert k in row
     assert row["simulator"] == "pinchpoint" and row["n_flows"] == 3
     assert 0 < row["goodput_bps"] <= 100e6
+
+
+def test_sweep_takes_table_values_zip_and_a_plan_and_names_bad_parameters(tmp_path):
+    f = tmp_path / "good.toml"
+    f.write_text(GOOD.replace('duration = "2s"', 'duration = "0.5s"'))
+    plan = tmp_path / "plan.toml"
+    plan.write_text('seeds = [1]\n[sobol]\nn = 2\n"links.a->b.delay" = { min = "5ms", max = "15ms" }\n')
+    db, table = tmp_path / "s.duckdb", tmp_path / "t.csv"
+    p = cli("sweep", f, "--set", 'links.a->b.queue={"kind":"droptail","limit_pkts":5},{kind="droptail",limit_pkts=50}',
+            "--zip", "links.a->b.rate=5Mbps,10Mbps", "--zip", "flows.f.cc=reno,newreno", "--plan", plan,
+            "--store", db, "--out", table, "--workers", "1")
+    assert p.returncode == 0, p.stderr
+    import pandas as pd
+
+    t = pd.read_csv(table)
+    assert len(t) == 2 * 2 * 2
+    assert set(t["links.a->b.queue.limit_pkts"]) == {5, 50} and set(t["links.a->b.rate_bps"]) == {5e6, 1e7}
+    assert set(t["links.a->b.delay_s"]) == {0.005, 0.01}
+    bad = cli("sweep", f, "--set", "flows.g.cc=reno", "--store", db)
+    assert bad.returncode == 2 and "parameter 'flows.g.cc': no element named 'g'" in bad.stderr
+    assert "Traceback" not in bad.stderr

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -27,17 +28,31 @@ def _text(scenario: ScenarioLike) -> tuple[str, str, str]:
     return text, str(p), "toml"
 
 
+_JSON_POSITION = re.compile(r" at line \d+ column \d+")
+
+
+def _native_call(fn, text: str, origin: str, fmt: str, *args):
+    """Calls the native side; for a builder's scenario (sent as JSON) the error keeps its
+    field path but not the position inside the internal JSON text, which the user never saw."""
+    try:
+        return fn(text, origin, fmt, *args)
+    except _native.ScenarioError as e:
+        if fmt != "json":
+            raise
+        raise _native.ScenarioError(_JSON_POSITION.sub("", str(e))) from None
+
+
 def load(scenario: ScenarioLike, seed: int | None = None) -> _native.Simulation:
     """Parses, validates and builds a scenario; raises :class:`ScenarioError` naming the file,
     the field and what was expected."""
     text, origin, fmt = _text(scenario)
-    return _native.Simulation(text, origin, fmt, seed)
+    return _native_call(_native.Simulation, text, origin, fmt, seed)
 
 
 def validate(scenario: ScenarioLike) -> str:
     """Validates a scenario; returns it resolved (TOML with defaults filled in)."""
     text, origin, fmt = _text(scenario)
-    return _native.validate(text, origin, fmt)
+    return _native_call(_native.validate, text, origin, fmt)
 
 
 def run(scenario: ScenarioLike, seed: int | None = None, *,

@@ -17,6 +17,20 @@ from . import _native, api
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="pinchpoint: packet-level simulation for congestion-control research.")
+store_app = typer.Typer(add_completion=False, no_args_is_help=True, help="Maintain a DuckDB results store.")
+app.add_typer(store_app, name="store")
+
+
+def _version_callback(value: bool) -> None:
+    if value:
+        print(f"pinchpoint {_native.__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(version: Annotated[bool, typer.Option("--version", callback=_version_callback, is_eager=True,
+                                                help="Print the version and exit.")] = False) -> None:
+    """pinchpoint: packet-level simulation for congestion-control research."""
 console = Console(stderr=True)
 # Tables keep their columns when piped to a file (rich would otherwise fold them to 80 columns).
 out_console = Console() if Console().is_terminal else Console(width=160)
@@ -81,20 +95,43 @@ def run(
     seed: Annotated[Optional[int], typer.Option(help="Override the scenario's master seed.")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar or summary.")] = False,
     store: Annotated[Optional[Path], typer.Option(help="Also store the summaries in this DuckDB file.")] = None,
+    pcap: Annotated[Optional[list[str]], typer.Option("--pcap", help="Capture the packets this port transmits (like "
+                    "r1->r2) into a pcapng file in --out (or the current directory); repeatable.")] = None,
 ) -> None:
     """Run a scenario: progress bar, summary table, results written atomically to --out."""
     try:
-        res = run_with_progress(scenario, seed, quiet)
+        if pcap:
+            from .scenario import Scenario
+
+            api.validate(scenario)  # errors with the file's lines and columns
+            sc = Scenario.from_file(scenario)
+            sc.data["metrics"]["capture"] = sorted(set(sc.data["metrics"].get("capture", [])) | set(pcap))
+            with _progress(quiet) as prog:
+                task = prog.add_task(scenario.name, total=1.0, now=0.0)
+                res = api.run(sc, seed=seed, progress=lambda now, end: prog.update(task, total=end, completed=now, now=now))
+        else:
+            res = run_with_progress(scenario, seed, quiet)
     except _native.ScenarioError as e:
         _fail(str(e))
         return
     if out is not None:
         res.write(out)
+    if pcap:
+        from .pcap import file_name
+
+        for port in pcap:
+            path = res.write_pcap(port, (out or Path(".")) / file_name(port))
+            console.print(f"pcap: {path}", highlight=False)
     if store is not None:
+        import warnings
+
         from .store import Store
 
-        with Store(store) as st:
-            st.put(res, tags={"file": str(scenario)})
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            Store(store).put(res, tags={"file": str(scenario)})
+        for w in caught:
+            console.print(f"[yellow]warning:[/] {escape(str(w.message))}", highlight=False, soft_wrap=True)
     if not quiet:
         for t in summary_tables(res):
             out_console.print(t)
@@ -107,15 +144,31 @@ def run(
 @app.command()
 def plot(
     results_dir: Annotated[Path, typer.Argument(help="A directory written by 'pinchpoint run --out'.")],
-    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Where to write the PNGs (default: RESULTS_DIR/figures).")] = None,
+    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Where to write the figures (default: RESULTS_DIR/figures).")] = None,
+    fmt: Annotated[str, typer.Option("--format", "-f", help="Comma-separated formats: png, svg, pdf.")] = "png",
+    style: Annotated[str, typer.Option(help="'paper' (column width, no titles) or 'screen' (larger, titled).")] = "paper",
 ) -> None:
     """Draw the standard figures of a stored run: queue, window, goodput, delay CDF."""
+    import warnings
+
+    from .plots import FORMATS, STYLES
     from .results import Results
 
+    formats = [f.strip().lower() for f in fmt.split(",") if f.strip()]
+    bad = [f for f in formats if f not in FORMATS]
+    if bad or not formats:
+        _fail(f"--format: expected one or more of {', '.join(FORMATS)}, got {fmt!r}")
+    if style not in STYLES:
+        _fail(f"--style: expected one of {', '.join(STYLES)}, got {style!r}")
     if not (results_dir / "meta.json").exists():
         _fail(f"{results_dir}: not a results directory (no meta.json); write one with 'pinchpoint run FILE --out DIR'")
     res = Results.read(results_dir)
-    for p in res.plot.save_all(out or results_dir / "figures"):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        paths = res.plot.save_all(out or results_dir / "figures", formats=formats, style=style)
+    for w in caught:
+        console.print(f"[yellow]note:[/] {escape(str(w.message))}", highlight=False, soft_wrap=True)
+    for p in paths:
         out_console.print(str(p))
 
 
@@ -261,43 +314,77 @@ def crossval_tables(cmp: dict) -> list[Table]:
     return [ft, pt, st]
 
 
-def _parse_value(text: str):
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError:
-        return text
-
-
 @app.command()
 def sweep(
     scenario: Annotated[Path, typer.Argument(help="Base scenario file (TOML).")],
-    set_: Annotated[list[str], typer.Option("--set", help="PATH=V1,V2,... (dotted field path, e.g. flows.0.cc=reno,newreno); repeatable.")],
-    seeds: Annotated[str, typer.Option(help="Comma-separated seeds.")] = "1",
+    set_: Annotated[Optional[list[str]], typer.Option("--set", help="PATH=VALUES, crossed with every other --set: "
+                    "flows.f1.cc=reno,newreno; links.r1->r2.rate=5Mbps,10Mbps; "
+                    "'links.r1->r2.queue={kind=\"droptail\",limit_pkts=20},{kind=\"rda\"}' (see README); repeatable.")] = None,
+    zip_: Annotated[Optional[list[str]], typer.Option("--zip", help="PATH=VALUES varied together with the other --zip "
+                    "parameters (lists of one length), crossed with the --set grid; repeatable.")] = None,
+    plan: Annotated[Optional[Path], typer.Option(help="Sweep plan file (TOML): grid, zip, random/sobol draws, seeds.")] = None,
+    seeds: Annotated[Optional[str], typer.Option(help="Comma-separated seeds (default: the plan's, else 1).")] = None,
+    keep: Annotated[Optional[str], typer.Option(help="'series': keep every run's tables as Parquet in STORE.series/<run>/.")] = None,
     store: Annotated[Path, typer.Option(help="DuckDB file for the run summaries.")] = Path("results/sweep.duckdb"),
+    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Also write the sweep table here (.csv or .parquet).")] = None,
     scheduler: Annotated[Optional[str], typer.Option(help="Dask scheduler address; default: local processes.")] = None,
     workers: Annotated[Optional[int], typer.Option(help="Local worker processes (default: CPU count).")] = None,
 ) -> None:
-    """Run a grid of parameter values x seeds; each run is stored once in DuckDB."""
-    from . import sweep as sweep_mod
+    """Run every point of a plan (grid x paired lists x draws) x seeds; each run is stored once in DuckDB."""
+    import warnings
 
-    grid = {}
-    for item in set_:
-        if "=" not in item:
-            _fail(f"--set {item!r}: expected PATH=V1,V2,...")
-        path, values = item.split("=", 1)
-        grid[path] = [_parse_value(v) for v in values.split(",")]
+    from . import sweep as sweep_mod
+    from .plan import PlanError
+    from .scenario import ParameterError
+    from .store import StoreLocked
+
+    def params(items: Optional[list[str]], opt: str) -> dict[str, list]:
+        d: dict[str, list] = {}
+        for item in items or []:
+            if "=" not in item:
+                _fail(f"{opt} {item!r}: expected PATH=V1,V2,...")
+            path, values = item.split("=", 1)
+            d[path.strip()] = sweep_mod.parse_values(values)
+        return d
+
+    grid, zipped = params(set_, "--set"), params(zip_, "--zip")
+    if not grid and not zipped and plan is None and seeds is None:
+        _fail("nothing to sweep: give --set, --zip, --plan or --seeds")
     try:
-        with Progress(TextColumn("[bold]sweep"), BarColumn(), TextColumn("{task.completed}/{task.total} runs"),
-                      TimeElapsedColumn(), console=console) as prog:
+        seed_list = [int(x) for x in seeds.split(",") if x.strip()] if seeds is not None else None
+    except ValueError:
+        _fail(f"--seeds {seeds!r}: expected comma-separated integers")
+        return
+    if keep not in (None, "series"):
+        _fail(f"--keep {keep!r}: expected 'series'")
+    try:
+        with warnings.catch_warnings(record=True) as caught, \
+                Progress(TextColumn("[bold]sweep"), BarColumn(), TextColumn("{task.completed}/{task.total} runs"),
+                         TimeElapsedColumn(), console=console) as prog:
+            warnings.simplefilter("always")
             task = prog.add_task("sweep", total=None)
-            table = sweep_mod.sweep(scenario, grid, seeds=[int(x) for x in seeds.split(",")], store=store,
-                                    scheduler=scheduler, workers=workers,
+            table = sweep_mod.sweep(scenario, grid, seeds=seed_list, store=store, scheduler=scheduler,
+                                    workers=workers, zip=zipped or None, plan=plan, keep=[keep] if keep else (),
                                     progress=lambda d, n: prog.update(task, completed=d, total=n))
-    except _native.ScenarioError as e:
+    except (_native.ScenarioError, ParameterError, PlanError, StoreLocked) as e:
         _fail(str(e))
         return
+    for w in caught:
+        console.print(f"[yellow]warning:[/] {escape(str(w.message))}", highlight=False, soft_wrap=True)
+    if out is not None:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        table.to_parquet(out) if out.suffix == ".parquet" else table.to_csv(out, index=False)
     out_console.print(table.to_string(index=False))
-    out_console.print(f"stored in {store}")
+    out_console.print(f"stored in {store}" + (f"; series in {store}.series/" if keep else ""))
+
+
+@store_app.command("merge")
+def store_merge(store: Annotated[Path, typer.Argument(help="The DuckDB store.")]) -> None:
+    """Merge runs left in STORE.spool/ (when the store was locked too long) into the store."""
+    from .store import Store
+
+    n = Store(store).merge()
+    out_console.print(f"merged {n} run(s) into {store}")
 
 
 @app.command()
@@ -312,6 +399,7 @@ def reproduce(
     todo = rep.names() if name == "all" else [name]
     if name != "all" and name not in rep.REPRODUCTIONS:
         _fail(f"unknown reproduction {name!r}; available: {', '.join(rep.names()) or 'none'}")
+    reports = {}
     with Progress(TextColumn("[bold]{task.description}"), BarColumn(), TextColumn("{task.fields[label]}"),
                   TimeElapsedColumn(), console=console) as prog:
         for n in todo:
@@ -320,8 +408,10 @@ def reproduce(
             def cb(label: str, frac: float, task=task) -> None:
                 prog.update(task, completed=frac, label=label)
 
-            report = rep.run(n, out / n, quick=quick, progress=cb)
-            prog.update(task, completed=1.0, label=f"report: {report}")
+            reports[n] = rep.run(n, out / n, quick=quick, progress=cb)
+            prog.update(task, completed=1.0, label=f"report: {reports[n]} (+ .html)")
+    if name == "all":
+        out_console.print(f"index: {rep.write_index(out, reports)}")
 
 
 @app.command()
@@ -336,7 +426,7 @@ def schema(out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Writ
 
 @app.command()
 def version() -> None:
-    """Print the version."""
+    """Print the version (also: pinchpoint --version)."""
     out_console.print(_native.__version__)
 
 

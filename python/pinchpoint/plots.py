@@ -1,31 +1,78 @@
-"""Standard figures of a run (matplotlib, headless): queue, window and goodput over time, and
-the end-to-end delay distribution. Each function draws on a given Axes (or a new figure) and
-returns the Axes; :func:`save_all` writes the set as PNGs.
+"""Standard figures of a run: queue, window and goodput over time, and the end-to-end delay
+distribution; and, for sweeps, means over seeds with confidence intervals
+(:func:`mean_ci`). Each function draws on a given Axes (or a new figure) and returns the Axes;
+:meth:`Plotter.save_all` writes the set as PNG, SVG or PDF.
+
+The user's matplotlib backend is never changed: figures made here for files are
+``matplotlib.figure.Figure`` objects drawn by the Agg canvas directly; a figure made for an Axes
+the caller did not give uses ``pyplot`` only when the caller has already imported it (so it shows
+inline in Jupyter), else a bare ``Figure``.
+
+Styles: ``paper`` (the default for files) draws at one-column width (3.4 x 2.1 in), 8 pt text,
+no title inside the axes (the caption says what it is); ``screen`` draws larger with titles.
 
 >>> r = pp.run("scenarios/examples/two_flows_newreno.toml")
 >>> r.plot.queue("r1->r2")
->>> r.plot.save_all("figs/")
+>>> r.plot.save_all("figs/", formats=["pdf", "png"])
 """
 
 from __future__ import annotations
 
+import math
+import sys
+import warnings
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
+import numpy as np
 
 if TYPE_CHECKING:
     from .results import Results
 
+FORMATS = ("png", "svg", "pdf")
+#: Figure size (inches) and rc settings per style.
+STYLES: dict[str, dict[str, Any]] = {
+    "paper": {"figsize": (3.4, 2.1), "titles": False,
+              "rc": {"font.size": 8, "axes.labelsize": 8, "legend.fontsize": 6.5, "xtick.labelsize": 7,
+                     "ytick.labelsize": 7, "lines.linewidth": 1.0, "axes.linewidth": 0.6,
+                     "savefig.bbox": "tight", "savefig.pad_inches": 0.02, "pdf.fonttype": 42,
+                     "svg.fonttype": "none"}},
+    "screen": {"figsize": (7, 3.2), "titles": True, "rc": {"font.size": 10}},
+}
 
-def _axes(ax):
+
+def new_figure(figsize=(7, 3.2)):
+    """A new Figure: through pyplot when the caller has imported it (to display inline),
+    else a bare ``matplotlib.figure.Figure`` that touches no backend."""
+    if "matplotlib.pyplot" in sys.modules:
+        import matplotlib.pyplot as plt
+
+        return plt.figure(figsize=figsize)
+    from matplotlib.figure import Figure
+
+    return Figure(figsize=figsize)
+
+
+def save_figure(fig, path: Path, dpi: int = 200) -> Path:
+    """Writes a figure through the Agg canvas (vector formats by their own backends), without
+    changing the current backend."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    if fig.canvas is None or type(fig.canvas).__name__ == "FigureCanvasBase":
+        FigureCanvasAgg(fig)
+    fig.savefig(path, dpi=dpi)
+    return path
+
+
+def _axes(ax, figsize=(7, 3.2)):
     if ax is None:
-        _, ax = plt.subplots(figsize=(7, 3.2))
+        ax = new_figure(figsize).subplots()
     return ax
+
+
+def _title(ax, text: str, show: bool) -> None:
+    if show:
+        ax.set_title(text)
 
 
 def _flows_of(table, flows: list[str] | None):
@@ -47,15 +94,18 @@ def _need(table, what: str, how: str) -> None:
 
 
 class Plotter:
-    """Figures of one :class:`Results` (available as ``results.plot``)."""
+    """Figures of one :class:`Results` (available as ``results.plot``). ``titles`` puts a
+    title inside the axes (off in the ``paper`` style)."""
 
-    def __init__(self, results: Results) -> None:
+    def __init__(self, results: Results, titles: bool = True, figsize=(7, 3.2)) -> None:
         self.r = results
+        self.titles = titles
+        self.figsize = figsize
 
     def queue(self, port: str | None = None, ax=None, unit: str = "pkts"):
         """Queue length of ``port`` (default: the busiest port) over time. Uses the per-change
         queue trace when the port is traced, else the sampled series."""
-        ax = _axes(ax)
+        ax = _axes(ax, self.figsize)
         if port is None:
             links = self.r.links
             port = str(links.sort_values("utilisation", ascending=False)["link"].iloc[0])
@@ -69,13 +119,14 @@ class Plotter:
             ps = self.r.port_series.to_pandas()
             ps = ps[ps["port"] == port]
             ax.plot(ps["t_s"], ps[col], lw=0.8)
-        ax.set(xlabel="time (s)", ylabel=f"queue ({'packets' if unit == 'pkts' else 'bytes'})", title=f"queue at {port}")
+        ax.set(xlabel="time (s)", ylabel=f"queue ({'packets' if unit == 'pkts' else 'bytes'})")
+        _title(ax, f"queue at {port}", self.titles)
         return ax
 
     def window(self, flows: list[str] | None = None, ax=None):
         """Sending window, min(congestion window, advertised window), over time in kB; UDP
         flows (no window) are left out."""
-        ax = _axes(ax)
+        ax = _axes(ax, self.figsize)
         _need(self.r.flow_series, "flow series", "series_interval")
         n = 0
         for name, g in _flows_of(self.r.flow_series, flows):
@@ -84,13 +135,14 @@ class Plotter:
             w = np.minimum(g["cwnd_bytes"].to_numpy(float), g["rwnd_bytes"].to_numpy(float))
             ax.plot(g["t_s"], w / 1000.0, lw=0.8, label=name)
             n += 1
-        ax.set(xlabel="time (s)", ylabel="window (kB)", title="sending window: min(cwnd, rwnd)")
+        ax.set(xlabel="time (s)", ylabel="window (kB)")
+        _title(ax, "sending window: min(cwnd, rwnd)", self.titles)
         _legend(ax, n)
         return ax
 
     def goodput(self, flows: list[str] | None = None, ax=None):
         """Goodput of each flow per sampling interval (Mbit/s)."""
-        ax = _axes(ax)
+        ax = _axes(ax, self.figsize)
         _need(self.r.flow_series, "flow series", "series_interval")
         n = 0
         for name, g in _flows_of(self.r.flow_series, flows):
@@ -100,38 +152,100 @@ class Plotter:
                 continue
             ax.plot(t[1:], np.diff(b) * 8 / np.diff(t) / 1e6, lw=0.8, label=name)
             n += 1
-        ax.set(xlabel="time (s)", ylabel="goodput (Mbit/s)", title="goodput per interval")
+        ax.set(xlabel="time (s)", ylabel="goodput (Mbit/s)")
+        _title(ax, "goodput per interval", self.titles)
         _legend(ax, n)
         return ax
 
     def delay_cdf(self, flows: list[str] | None = None, ax=None):
         """Distribution of end-to-end delays of delivered data packets."""
-        ax = _axes(ax)
+        ax = _axes(ax, self.figsize)
         _need(self.r.packets, "packet trace", "packet_trace = true")
         n = 0
         for name, g in _flows_of(self.r.packets, flows):
             d = np.sort(g["delay_s"].to_numpy(float))
             ax.plot(d * 1e3, np.arange(1, len(d) + 1) / len(d), lw=0.9, label=name)
             n += 1
-        ax.set(xlabel="end-to-end delay (ms)", ylabel="CDF", title="end-to-end delay")
+        ax.set(xlabel="end-to-end delay (ms)", ylabel="CDF")
+        _title(ax, "end-to-end delay", self.titles)
         _legend(ax, n)
         return ax
 
-    def save_all(self, out_dir: str | Path) -> list[Path]:
-        """Writes every figure the recorded data allows; returns the paths."""
+    def save_all(self, out_dir: str | Path, formats: list[str] | tuple[str, ...] = ("png",),
+                 style: str = "paper") -> list[Path]:
+        """Writes every figure the recorded data allows, in each of ``formats`` (png, svg,
+        pdf), in ``style`` (``paper`` or ``screen``); returns the paths. A figure whose data
+        was not recorded is skipped with a warning naming the setting that records it (the
+        delay CDF needs ``packet_trace = true``; window and goodput need ``series_interval``)."""
+        import matplotlib
+
+        formats = [f.lower() for f in formats]
+        for f in formats:
+            if f not in FORMATS:
+                raise ValueError(f"format {f!r}: expected one of {', '.join(FORMATS)}")
+        if style not in STYLES:
+            raise ValueError(f"style {style!r}: expected one of {', '.join(STYLES)}")
+        st = STYLES[style]
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
         written = []
-        for name, fn in (("queue", self.queue), ("window", self.window), ("goodput", self.goodput),
-                         ("delay_cdf", self.delay_cdf)):
-            try:
-                ax = fn()
-            except ValueError:
-                continue
-            fig = ax.figure
-            fig.tight_layout()
-            path = out / f"{name}.png"
-            fig.savefig(path, dpi=110)
-            plt.close(fig)
-            written.append(path)
+        with matplotlib.rc_context(st["rc"]):
+            from matplotlib.figure import Figure
+
+            p = Plotter(self.r, titles=st["titles"], figsize=st["figsize"])
+            for name, fn in (("queue", p.queue), ("window", p.window), ("goodput", p.goodput),
+                             ("delay_cdf", p.delay_cdf)):
+                fig = Figure(figsize=st["figsize"])
+                try:
+                    fn(ax=fig.subplots())
+                except ValueError as e:
+                    warnings.warn(f"{name} figure skipped: {e}", stacklevel=2)
+                    continue
+                if style == "screen":
+                    fig.tight_layout()
+                for f in formats:
+                    written.append(save_figure(fig, out / f"{name}.{f}", dpi=300 if style == "paper" else 110))
         return written
+
+
+# -- sweeps: means over seeds ----------------------------------------------------------------
+
+# Two-sided 95 % quantiles of Student's t for 1..30 degrees of freedom (then the normal 1.960).
+_T95 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145,
+        2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048,
+        2.045, 2.042)
+
+
+def t95(dof: int) -> float:
+    """The two-sided 95 % quantile of Student's t with ``dof`` degrees of freedom."""
+    if dof < 1:
+        return float("nan")
+    return _T95[dof - 1] if dof <= len(_T95) else 1.960
+
+
+def mean_ci(table, x: str, y: str, by: str | None = None):
+    """Mean of ``y`` over the rows (seeds) of each ``x`` (and ``by``) value, with the half-width
+    of its 95 % confidence interval (Student's t, ``t * s / sqrt(n)``; NaN for one seed).
+    Returns a DataFrame with columns ``[by,] x, mean, ci95, n``."""
+    keys = [by, x] if by else [x]
+    g = table.groupby(keys, sort=True)[y]
+    out = g.agg(["mean", "std", "count"]).reset_index()
+    out["ci95"] = [t95(int(n) - 1) * s / math.sqrt(n) if n > 1 else float("nan")
+                   for s, n in zip(out["std"], out["count"])]
+    return out.rename(columns={"count": "n"}).drop(columns=["std"])
+
+
+def sweep_plot(table, x: str, y: str, by: str | None = None, ax=None, xlabel: str | None = None,
+               ylabel: str | None = None):
+    """Mean of ``y`` against ``x`` over the seeds of a sweep table, one line per ``by`` value,
+    with 95 % confidence intervals as error bars (none when there is one seed, or when the seeds
+    gave identical runs: see the sweep's ``seeds_differ`` column)."""
+    ax = _axes(ax)
+    stats = mean_ci(table, x, y, by)
+    for label, g in (stats.groupby(by, sort=False) if by else [(None, stats)]):
+        ax.errorbar(g[x], g["mean"], yerr=g["ci95"].fillna(0), marker="o", ms=3, capsize=2,
+                    label=None if label is None else f"{by}={label}")
+    ax.set(xlabel=xlabel or x, ylabel=ylabel or f"{y} (mean, 95% CI)")
+    if by:
+        ax.legend()
+    return ax

@@ -1,35 +1,57 @@
-"""Results of a run: summary DataFrames, time series as Arrow tables, atomic writing to disk."""
+"""Results of a run: summary DataFrames, time series as Arrow tables, atomic writing to disk.
+
+numpy, pandas and pyarrow are imported when a result is first made, not when ``pinchpoint`` is
+imported (issue 13: ``import pinchpoint`` stays under 0.2 s).
+"""
 
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import pandas as pd
-import pyarrow as pa
-import pyarrow.parquet as pq
+from . import atomic
 
-_DTYPES = {"f64": np.float64, "u64": np.uint64, "i64": np.int64, "bool": np.bool_}
+if TYPE_CHECKING:
+    import pandas as pd
+    import pyarrow as pa
 
 #: Summary tables (one row per flow / port / link), returned as pandas DataFrames.
 SUMMARY_TABLES = ("flows", "ports", "links")
 #: Time-series and trace tables, returned as Arrow tables.
-SERIES_TABLES = ("flow_series", "port_series", "packets", "queue_trace")
+SERIES_TABLES = ("flow_series", "port_series", "packets", "queue_trace", "capture")
+
+
+#: Columns that identify the run in every Parquet table written by :meth:`Results.write`.
+ID_COLUMNS = ("run", "scenario", "seed")
 
 
 def _to_arrow(cols: list[tuple[str, str, Any]]) -> pa.Table:
+    """Arrow table from the native module's (name, dtype, bytes) columns. The native side
+    counts in u64; every counter leaves here as int64 so that differences of counters
+    (``retx_pkts - sent_pkts``) are negative numbers, not 1.8e19, in pandas and DuckDB."""
+    import numpy as np
+    import pyarrow as pa
+
+    dtypes = {"f64": np.float64, "u64": np.uint64, "i64": np.int64, "bool": np.bool_}
     arrays = {}
     for name, dtype, data in cols:
         if dtype == "str":
             arrays[name] = pa.array(data, type=pa.string())
-        else:
-            arrays[name] = pa.array(np.frombuffer(data, dtype=_DTYPES[dtype]))
+            continue
+        values = np.frombuffer(data, dtype=dtypes[dtype])
+        if dtype == "u64":
+            if len(values) and values.max() > np.iinfo(np.int64).max:
+                raise OverflowError(f"column {name!r}: a counter above 2**63-1 cannot be exported as int64")
+            values = values.astype(np.int64)
+        arrays[name] = pa.array(values)
     return pa.table(arrays)
+
+
+def _version() -> str:
+    from ._native import __version__
+
+    return __version__
 
 
 class Results:
@@ -37,30 +59,57 @@ class Results:
 
     Attributes:
         flows, ports, links: summary DataFrames (see the README for their columns).
-        flow_series, port_series, packets, queue_trace: Arrow tables (empty unless enabled).
-        meta: scenario name, seed, end time, event and packet-hop counts, wall time.
+        flow_series, port_series, packets, queue_trace, capture: Arrow tables (empty unless enabled).
+        meta: scenario name, seed, end time, event and packet-hop counts, wall time, the run key
+            and the simulator version (``pinchpoint_version``).
         scenario_toml: the resolved scenario that produced them.
+
+    ``flows``, ``ports`` and ``links`` are converted from Arrow once and cached: every access
+    returns the same DataFrame, so copy it (``r.flows.copy()``) before changing it in place.
     """
 
     def __init__(self, raw: dict[str, Any], scenario_toml: str, wall_s: float | None = None) -> None:
         self.meta: dict[str, Any] = dict(raw["meta"])
         if wall_s is not None:
             self.meta["wall_s"] = wall_s
+        self.meta.setdefault("pinchpoint_version", _version())
         self.scenario_toml = scenario_toml
-        self.tables: dict[str, pa.Table] = {name: _to_arrow(raw[name]) for name in SUMMARY_TABLES + SERIES_TABLES}
+        self.tables: dict[str, pa.Table] = {name: _to_arrow(raw.get(name, [])) for name in SUMMARY_TABLES + SERIES_TABLES}
 
-    # Summaries as DataFrames.
+    @classmethod
+    def from_tables(cls, meta: dict[str, Any], scenario_toml: str, tables: dict[str, pa.Table]) -> Results:
+        """A Results from already converted parts (what a sweep worker sends back)."""
+        r = cls.__new__(cls)
+        r.meta, r.scenario_toml, r.tables = dict(meta), scenario_toml, dict(tables)
+        return r
+
+    @property
+    def key(self) -> str:
+        """The run key: hash of the canonical resolved scenario and the seed (see :func:`pinchpoint.store.run_key`)."""
+        if "run" not in self.meta:
+            from .store import run_key
+
+            self.meta["run"] = run_key(self.scenario_toml, int(self.meta["seed"]))
+        return self.meta["run"]
+
+    def _frame(self, name: str) -> pd.DataFrame:
+        cache = self.__dict__.setdefault("_frames", {})
+        if name not in cache:
+            cache[name] = self.tables[name].to_pandas()
+        return cache[name]
+
+    # Summaries as DataFrames (cached: see the class docstring).
     @property
     def flows(self) -> pd.DataFrame:
-        return self.tables["flows"].to_pandas()
+        return self._frame("flows")
 
     @property
     def ports(self) -> pd.DataFrame:
-        return self.tables["ports"].to_pandas()
+        return self._frame("ports")
 
     @property
     def links(self) -> pd.DataFrame:
-        return self.tables["links"].to_pandas()
+        return self._frame("links")
 
     # Series as Arrow tables.
     @property
@@ -80,6 +129,18 @@ class Results:
         return self.tables["queue_trace"]
 
     @property
+    def capture(self) -> pa.Table:
+        """Packets the ports in ``metrics.capture`` transmitted, with header fields (see
+        :mod:`pinchpoint.pcap`)."""
+        return self.tables["capture"]
+
+    def write_pcap(self, port: str, path: str | Path) -> Path:
+        """Writes the packets captured at ``port`` as a pcapng file (see :mod:`pinchpoint.pcap`)."""
+        from .pcap import write_pcapng
+
+        return write_pcapng(self, port, path)
+
+    @property
     def plot(self):
         """Standard figures of this run (see :mod:`pinchpoint.plots`)."""
         from .plots import Plotter
@@ -92,7 +153,7 @@ class Results:
         if flows is not None:
             df = df[df["flow"].isin(flows)]
         x = df[column].to_numpy(dtype=float)
-        if len(x) == 0 or not np.any(x):
+        if len(x) == 0 or not x.any():
             return float("nan")
         return float(x.sum() ** 2 / (len(x) * (x**2).sum()))
 
@@ -112,39 +173,65 @@ class Results:
             raise KeyError(f"no flow named {name!r}")
         return rows.iloc[0]
 
+    def tables_with_ids(self) -> dict[str, pa.Table]:
+        """Every table with ``run``, ``scenario`` and ``seed`` as its first columns (as written
+        to Parquet), so that tables of several runs can be concatenated and still be told apart."""
+        import pyarrow as pa
+
+        out = {}
+        ids = {"run": self.key, "scenario": str(self.meta.get("scenario")), "seed": int(self.meta.get("seed", 0))}
+        for name, t in self.tables.items():
+            for col in ID_COLUMNS:
+                if col in t.column_names:
+                    t = t.drop_columns([col])
+            n = t.num_rows
+            front = [pa.array([ids["run"]] * n, pa.string()), pa.array([ids["scenario"]] * n, pa.string()),
+                     pa.array([ids["seed"]] * n, pa.int64())]
+            out[name] = pa.table(front + list(t.columns), names=list(ID_COLUMNS) + t.column_names)
+        return out
+
     def write(self, out_dir: str | Path) -> Path:
-        """Writes every table as Parquet, the resolved scenario and ``meta.json`` into
-        ``out_dir``. The directory appears whole or not at all: files go to a temporary
-        directory beside it, which is renamed into place at the end (an existing directory is
-        replaced only after the new one is complete)."""
-        out = Path(out_dir)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
-        try:
-            for name, table in self.tables.items():
+        """Writes every table as Parquet (each with ``run``, ``scenario`` and ``seed``
+        columns), the resolved scenario and ``meta.json`` into ``out_dir``.
+
+        The directory appears whole or not at all (see :mod:`pinchpoint.atomic`): files go to
+        a temporary directory beside it, which is renamed into place at the end. Leftovers of
+        a writer that was killed are removed by the next write or read of the same directory."""
+        import pyarrow.parquet as pq
+
+        self.key  # noqa: B018 (fills meta["run"])
+        tables = self.tables_with_ids()
+
+        def fill(tmp: Path) -> None:
+            for name, table in tables.items():
                 pq.write_table(table, tmp / f"{name}.parquet")
             (tmp / "scenario.toml").write_text(self.scenario_toml)
             (tmp / "meta.json").write_text(json.dumps(self.meta, indent=2, sort_keys=True) + "\n")
-            if out.exists():
-                old = out.with_name(f".{out.name}.old-{os.getpid()}")
-                os.replace(out, old)
-                os.replace(tmp, out)
-                shutil.rmtree(old, ignore_errors=True)
-            else:
-                os.replace(tmp, out)
-        except BaseException:
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise
-        return out
+
+        return atomic.write_dir(out_dir, fill)
 
     @classmethod
     def read(cls, out_dir: str | Path) -> Results:
-        """Reads a directory written by :meth:`write`."""
-        d = Path(out_dir)
+        """Reads a directory written by :meth:`write` (or ``pinchpoint run --out``). The
+        ``run``, ``scenario`` and ``seed`` columns of the files are left out of the tables
+        (they are in ``meta``), so a result read back equals the one written."""
+        import pyarrow.parquet as pq
+
+        d = atomic.recover(Path(out_dir))
+        if not (d / "meta.json").exists():
+            raise FileNotFoundError(f"{d}: not a results directory (no meta.json)")
         r = cls.__new__(cls)
         r.meta = json.loads((d / "meta.json").read_text())
         r.scenario_toml = (d / "scenario.toml").read_text()
-        r.tables = {name: pq.read_table(d / f"{name}.parquet") for name in SUMMARY_TABLES + SERIES_TABLES}
+        r.tables = {}
+        import pyarrow as pa
+
+        for name in SUMMARY_TABLES + SERIES_TABLES:
+            if not (d / f"{name}.parquet").exists() and name in SERIES_TABLES:
+                r.tables[name] = pa.table({})  # written by an earlier version
+                continue
+            t = pq.read_table(d / f"{name}.parquet")
+            r.tables[name] = t.drop_columns([c for c in ID_COLUMNS if c in t.column_names])
         return r
 
     def __repr__(self) -> str:

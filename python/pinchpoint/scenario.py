@@ -7,12 +7,107 @@ run identically.
 
 from __future__ import annotations
 
+import functools
 import json
 import tomllib
 from pathlib import Path
 from typing import Any
 
-import tomli_w
+
+class ParameterError(ValueError):
+    """A dotted parameter path (``flows.f1.cc``, ``links.r1->r2.queue``) that does not name a
+    field of the scenario."""
+
+
+@functools.cache
+def schema() -> dict[str, Any]:
+    """The scenario format's JSON Schema (the same as ``docs/scenario.schema.json``)."""
+    from . import _native
+
+    return json.loads(_native.json_schema())
+
+
+def schema_fields(definition: str) -> dict[str, Any]:
+    """The properties of one object definition of the schema (``FlowConfig``, ``LinkConfig``...)."""
+    return schema()["$defs"][definition].get("properties", {})
+
+
+def _check_fields(where: str, definition: str, fields: dict[str, Any]) -> None:
+    from ._native import ScenarioError
+
+    known = schema_fields(definition)
+    for k in fields:
+        if k not in known:
+            raise ScenarioError(f"{where}: unknown field '{k}'; expected one of {', '.join(sorted(known))}")
+
+
+def _element_label(elem: Any) -> str:
+    if isinstance(elem, dict):
+        if "name" in elem:
+            return str(elem["name"])
+        if "a" in elem and "b" in elem:
+            return f"{elem['a']}->{elem['b']}"
+    return "?"
+
+
+def _find(lst: list[Any], part: str, section: str, dotted: str) -> int:
+    """Index in ``lst`` of the element that ``part`` names: an index, a ``name``, or ``a->b``."""
+    if part.lstrip("-").isdigit():
+        i = int(part)
+        if not 0 <= i < len(lst):
+            raise ParameterError(f"parameter {dotted!r}: index {i} is out of range, {section} has "
+                                 f"{len(lst)} element(s) (0..{len(lst) - 1})" if lst else
+                                 f"parameter {dotted!r}: {section} is empty")
+        return i
+    if "->" in part:
+        a, b = (x.strip() for x in part.split("->", 1))
+        for i, e in enumerate(lst):
+            if isinstance(e, dict) and e.get("a") == a and e.get("b") == b:
+                return i
+        rev = any(isinstance(e, dict) and e.get("a") == b and e.get("b") == a for e in lst)
+        hint = (f" (the link is written {b}->{a}: address it so, and use the *_ba fields for the {a}->{b} "
+                f"direction)" if rev else "")
+        raise ParameterError(f"parameter {dotted!r}: no link {a}->{b} in {section}{hint}; links are "
+                             f"{', '.join(_element_label(e) for e in lst) or 'none'}")
+    for i, e in enumerate(lst):
+        if isinstance(e, dict) and e.get("name") == part:
+            return i
+    raise ParameterError(f"parameter {dotted!r}: no element named {part!r} in {section}; "
+                         f"{section} are {', '.join(_element_label(e) for e in lst) or 'none'}")
+
+
+def set_path(data: dict[str, Any], dotted: str, value: Any) -> None:
+    """Sets the field at a dotted path in scenario data. List elements are addressed by index
+    (``flows.0``), by ``name`` (``flows.f1``, ``nodes.r1``) or, for links, by ``a->b``
+    (``links.r1->r2``). Missing table keys are created (the native validation names unknown
+    fields); a list element that does not exist raises :class:`ParameterError`."""
+    parts = dotted.split(".")
+    if not dotted or any(p == "" for p in parts):
+        raise ParameterError(f"parameter {dotted!r}: empty path component")
+    node: Any = data
+    where = ""
+    for k, p in enumerate(parts):
+        last = k == len(parts) - 1
+        if isinstance(node, list):
+            i = _find(node, p, where or "the scenario", dotted)
+            if last:
+                node[i] = value
+                return
+            node = node[i]
+        elif isinstance(node, dict):
+            if last:
+                node[p] = value
+                return
+            if p not in node or node[p] is None:
+                node[p] = {}
+            elif not isinstance(node[p], (dict, list)):
+                raise ParameterError(f"parameter {dotted!r}: {'.'.join(parts[:k + 1])} is a value "
+                                     f"({node[p]!r}), not a table")
+            node = node[p]
+        else:
+            raise ParameterError(f"parameter {dotted!r}: {where} is a value, not a table or list")
+        where = p
+    raise AssertionError("unreachable")
 
 
 def bulk() -> dict[str, Any]:
@@ -78,8 +173,10 @@ class Scenario:
         return self
 
     def link(self, a: str, b: str, *, rate: str | float, delay: str | float, **options: Any) -> Scenario:
-        """Adds a full-duplex link. Options: ``queue``, ``queue_ab``, ``queue_ba``, ``hooks``,
-        ``hooks_ab``, ``hooks_ba``, ``rate_ba`` (see the scenario format in the README)."""
+        """Adds a full-duplex link. Options: every other field of a ``[[links]]`` table
+        (``queue``, ``queue_ab``, ``queue_ba``, ``hooks``, ``hooks_ab``, ``hooks_ba``,
+        ``rate_ba``); an unknown one raises ``ScenarioError`` naming it."""
+        _check_fields(f"links[{len(self.data['links'])}] ({a}->{b})", "LinkConfig", options)
         self.data["links"].append({"a": a, "b": b, "rate": rate, "delay": delay, **options})
         return self
 
@@ -94,8 +191,14 @@ class Scenario:
     def flow(self, name: str, src: str, dst: str, *, workload: dict[str, Any] | None = None,
              transport: str = "tcp", start: str | float = 0, cc: str | dict[str, Any] | None = None,
              tcp: dict[str, Any] | None = None, shaper: dict[str, Any] | None = None,
-             priority: int = 0) -> Scenario:
-        """Adds a flow from ``src`` to ``dst``."""
+             priority: int = 0, start_jitter: str | float | None = None, **fields: Any) -> Scenario:
+        """Adds a flow from ``src`` to ``dst``. Every field of a ``[[flows]]`` table is a
+        keyword (the schema's ``FlowConfig``); an unknown keyword raises ``ScenarioError``
+        naming it and the fields there are."""
+        where = f"flows[{len(self.data['flows'])}] ({name})"
+        _check_fields(where, "FlowConfig", fields)
+        if tcp:
+            _check_fields(f"{where}.tcp", "TcpConfig", tcp)
         f: dict[str, Any] = {"name": name, "src": src, "dst": dst, "start": start,
                              "workload": workload or bulk(), "transport": transport, "priority": priority}
         if cc is not None:
@@ -104,26 +207,24 @@ class Scenario:
             f["tcp"] = dict(tcp)
         if shaper:
             f["shaper"] = dict(shaper)
+        if start_jitter is not None:
+            f["start_jitter"] = start_jitter
+        f.update(fields)
         self.data["flows"].append(f)
         return self
 
     def metrics(self, **options: Any) -> Scenario:
         """Sets what to record: ``series_interval``, ``packet_trace``, ``queue_trace``."""
+        _check_fields("metrics", "MetricsConfig", options)
         self.data["metrics"].update(options)
         return self
 
     def set(self, dotted: str, value: Any) -> Scenario:
-        """Sets any field by dotted path, e.g. ``s.set("simulation.seed", 7)`` or
-        ``s.set("flows.0.tcp.mss", 500)``."""
-        parts = dotted.split(".")
-        node: Any = self.data
-        for p in parts[:-1]:
-            node = node[int(p)] if isinstance(node, list) else node.setdefault(p, {})
-        last = parts[-1]
-        if isinstance(node, list):
-            node[int(last)] = value
-        else:
-            node[last] = value
+        """Sets any field by dotted path, e.g. ``s.set("simulation.seed", 7)``,
+        ``s.set("flows.f1.tcp.mss", 500)`` or ``s.set("links.r1->r2.queue", {...})``. List
+        elements are addressed by index, by ``name`` or (links) by ``a->b``; a path naming no
+        element raises :class:`ParameterError`."""
+        set_path(self.data, dotted, value)
         return self
 
     # -- conversion ---------------------------------------------------------------------------
@@ -141,6 +242,8 @@ class Scenario:
         return json.dumps(self.to_dict())
 
     def to_toml(self) -> str:
+        import tomli_w
+
         return tomli_w.dumps(self.to_dict())
 
     def save(self, path: str | Path) -> Path:

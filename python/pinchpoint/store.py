@@ -1,9 +1,21 @@
 """A results store: run summaries in DuckDB, keyed by a hash of the resolved scenario and seed.
 
 Every run is stored once: ``runs`` holds one row per run (key, scenario name, seed, times,
-counters, the resolved scenario text and free-form tags as JSON); ``flows``, ``ports`` and
-``links`` hold the summary tables with a ``run`` column. Writes happen in one transaction, so a
-crash leaves either the whole run or nothing. Time series stay in Parquet (``Results.write``).
+counters, simulator version, the resolved scenario text and free-form tags as JSON); ``flows``,
+``ports`` and ``links`` hold the summary tables with ``run``, ``scenario`` and ``seed`` columns;
+``plans`` holds the sweep plans (a run's tags name its plan). Counters are BIGINT (int64), so
+differences of counters are negative numbers rather than wrapped ones.
+
+Sharing a store (a notebook reading while a sweep or ``pinchpoint run --store`` writes):
+DuckDB lets one process write a file at a time, and a writer cannot open a file another process
+holds open. So a :class:`Store` holds no connection between calls: each query opens the file
+read-only and closes it; each write opens it read-write, retrying with backoff while another
+process holds it (up to ``timeout_s``). A finished run is first written to a spool directory
+beside the store (``STORE.spool/<key>/``, atomically) and then merged into DuckDB in one
+transaction; if the store stays locked past ``timeout_s`` the run stays in the spool (a warning
+says so) and the next write, or :meth:`Store.merge` (``pinchpoint store merge STORE``), merges
+it. A finished run is never lost to a lock. Do not keep a raw ``duckdb.connect(STORE)`` open in a
+notebook while writing: use ``Store.query``.
 
 >>> st = Store("results/pinchpoint.duckdb")
 >>> key = st.put(results, tags={"cc": "reno"})
@@ -14,50 +26,113 @@ from __future__ import annotations
 
 import hashlib
 import json
+import random
+import shutil
 import time
+import tomllib
+import warnings
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import duckdb
-import pandas as pd
+from . import atomic
 
-from .results import Results
+if TYPE_CHECKING:
+    import pandas as pd
 
-_RUNS_DDL = """
-CREATE TABLE IF NOT EXISTS runs (
+    from .results import Results
+
+_DDL = [
+    """CREATE TABLE IF NOT EXISTS runs (
     key VARCHAR PRIMARY KEY,
     scenario VARCHAR,
-    seed UBIGINT,
+    seed BIGINT,
     end_time_s DOUBLE,
     wall_s DOUBLE,
-    events UBIGINT,
-    packet_hops UBIGINT,
+    events BIGINT,
+    packet_hops BIGINT,
     stored_at DOUBLE,
+    version VARCHAR,
     tags JSON,
     scenario_toml VARCHAR
-)
-"""
+)""",
+    """CREATE TABLE IF NOT EXISTS plans (
+    id VARCHAR PRIMARY KEY,
+    created DOUBLE,
+    plan JSON
+)""",
+]
+
+SUMMARIES = ("flows", "ports", "links")
+
+
+class StoreLocked(RuntimeError):
+    """The store stayed locked by another process for longer than the timeout."""
+
+
+def canonical_scenario(scenario_toml: str) -> str:
+    """The resolved scenario as canonical JSON (keys sorted, no whitespace), without its
+    free-text ``description``: two files that differ only in formatting, comments, key order or
+    description give the same text."""
+    d = tomllib.loads(scenario_toml)
+    d.pop("description", None)
+    return json.dumps(d, sort_keys=True, separators=(",", ":"))
 
 
 def run_key(scenario_toml: str, seed: int) -> str:
-    """The identity of a run: SHA-256 of the resolved scenario text and the seed."""
+    """The identity of a run: SHA-256 of the canonical resolved scenario
+    (:func:`canonical_scenario`) and the seed, as 32 hex digits."""
     h = hashlib.sha256()
-    h.update(scenario_toml.encode())
-    h.update(f"\nseed={seed}".encode())
+    h.update(canonical_scenario(scenario_toml).encode())
+    h.update(f"\nseed={int(seed)}".encode())
     return h.hexdigest()[:32]
 
 
-class Store:
-    """A DuckDB file of run summaries."""
+def _is_lock_error(e: Exception) -> bool:
+    text = str(e).lower()
+    return "lock" in text or "conflicting" in text or "different configuration" in text
 
-    def __init__(self, path: str | Path) -> None:
+
+class Store:
+    """A DuckDB file of run summaries, safe to share between a notebook and writers.
+
+    Args:
+        path: the DuckDB file (created on the first write).
+        timeout_s: how long a call waits for another process to release the file.
+    """
+
+    def __init__(self, path: str | Path, *, timeout_s: float = 60.0) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.con = duckdb.connect(str(self.path))
-        self.con.execute(_RUNS_DDL)
+        self.timeout_s = timeout_s
+        self.spool = Path(str(self.path) + ".spool")
+        self.series_dir = Path(str(self.path) + ".series")
+
+    # -- connections ----------------------------------------------------------------------
+    def _connect(self, write: bool, timeout_s: float | None = None):
+        import duckdb
+
+        timeout_s = self.timeout_s if timeout_s is None else timeout_s
+        deadline = time.monotonic() + timeout_s
+        delay = 0.02
+        while True:
+            try:
+                con = duckdb.connect(str(self.path), read_only=not write)
+                if write:
+                    for ddl in _DDL:
+                        con.execute(ddl)
+                    # Stores written by earlier versions lack these columns.
+                    con.execute("ALTER TABLE runs ADD COLUMN IF NOT EXISTS version VARCHAR")
+                return con
+            except duckdb.Error as e:
+                if not _is_lock_error(e):
+                    raise
+                if time.monotonic() >= deadline:
+                    raise StoreLocked(f"{self.path}: held by another process for more than {timeout_s:g} s "
+                                      f"({e})") from None
+                time.sleep(delay * (0.5 + random.random()))
+                delay = min(delay * 2, 1.0)
 
     def close(self) -> None:
-        self.con.close()
+        """Nothing to close (no connection is held between calls); kept for ``with``."""
 
     def __enter__(self) -> Store:
         return self
@@ -65,46 +140,170 @@ class Store:
     def __exit__(self, *exc: Any) -> None:
         self.close()
 
-    def key_of(self, results: Results) -> str:
-        return run_key(results.scenario_toml, int(results.meta["seed"]))
+    # -- reading --------------------------------------------------------------------------
+    def query(self, sql: str, params: list[Any] | None = None) -> pd.DataFrame:
+        """Runs SQL against the store (opened read-only for the call) and returns a DataFrame.
+        Runs still in the spool are merged first when the store is free."""
+        if self._spooled():
+            self.merge(quiet=True, timeout_s=1.0)  # opportunistic: a busy store is read as it is
+        if not self.path.exists():
+            raise FileNotFoundError(f"{self.path}: no such store (nothing has been stored yet)")
+        con = self._connect(write=False)
+        try:
+            return con.execute(sql, params or []).df()
+        finally:
+            con.close()
 
     def has(self, key: str) -> bool:
-        return self.con.execute("SELECT count(*) FROM runs WHERE key = ?", [key]).fetchone()[0] > 0
-
-    def put(self, results: Results, tags: dict[str, Any] | None = None) -> str:
-        """Stores a run's summaries (once: a run already stored is left as it is)."""
-        key = self.key_of(results)
-        if self.has(key):
-            return key
-        m = results.meta
-        self.con.execute("BEGIN TRANSACTION")
+        """Whether run ``key`` is stored (or spooled, waiting to be merged)."""
+        if (self.spool / key / "meta.json").exists():
+            return True
+        if not self.path.exists():
+            return False
+        con = self._connect(write=False)
         try:
-            self.con.execute(
-                "INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [key, m.get("scenario"), int(m.get("seed", 0)), m.get("end_time_s"), m.get("wall_s"),
-                 int(m.get("events", 0)), int(m.get("packet_hops", 0)), time.time(),
-                 json.dumps(tags or {}, sort_keys=True, default=str), results.scenario_toml],
-            )
-            for name in ("flows", "ports", "links"):
-                df = results.tables[name].to_pandas()
-                df.insert(0, "run", key)
-                self.con.register("_incoming", df)
-                exists = self.con.execute(
-                    "SELECT count(*) FROM information_schema.tables WHERE table_name = ?", [name]).fetchone()[0]
-                if exists:
-                    self.con.execute(f"INSERT INTO {name} BY NAME SELECT * FROM _incoming")
-                else:
-                    self.con.execute(f"CREATE TABLE {name} AS SELECT * FROM _incoming")
-                self.con.unregister("_incoming")
-            self.con.execute("COMMIT")
-        except BaseException:
-            self.con.execute("ROLLBACK")
-            raise
-        return key
-
-    def query(self, sql: str, params: list[Any] | None = None) -> pd.DataFrame:
-        """Runs SQL against the store and returns a DataFrame."""
-        return self.con.execute(sql, params or []).df()
+            return con.execute("SELECT count(*) FROM runs WHERE key = ?", [key]).fetchone()[0] > 0
+        finally:
+            con.close()
 
     def runs(self) -> pd.DataFrame:
-        return self.query("SELECT key, scenario, seed, end_time_s, wall_s, packet_hops, tags FROM runs ORDER BY stored_at")
+        return self.query("SELECT key, scenario, seed, end_time_s, wall_s, packet_hops, version, tags "
+                          "FROM runs ORDER BY stored_at")
+
+    def key_of(self, results: Results) -> str:
+        return results.key
+
+    # -- writing --------------------------------------------------------------------------
+    def keys(self) -> set[str]:
+        """Keys of every stored or spooled run (one read of the store)."""
+        out = {p.name for p in self.spool.iterdir() if (p / "meta.json").exists()} if self.spool.is_dir() else set()
+        if self.path.exists():
+            con = self._connect(write=False)
+            try:
+                out |= {k for (k,) in con.execute("SELECT key FROM runs").fetchall()}
+            finally:
+                con.close()
+        return out
+
+    def put(self, results: Results, tags: dict[str, Any] | None = None, *, keep_series: bool = False,
+            merge: bool = True) -> str:
+        """Stores a run's summaries once (a run already stored is left as it is); returns its key.
+
+        The run is spooled to disk first and then merged (see the module docstring). With
+        ``keep_series`` the whole run (series included) is also written as Parquet to
+        ``STORE.series/<key>/`` (:meth:`Results.write` layout). With ``merge=False`` the run
+        stays spooled until the next :meth:`merge` (a sweep merges once at its end)."""
+        import pyarrow.parquet as pq
+
+        key = results.key
+        if keep_series and not (self.series_dir / key / "meta.json").exists():
+            results.write(self.series_dir / key)
+        # Only the spool is checked here (the store may be locked); merging skips stored keys.
+        if not (self.spool / key / "meta.json").exists():
+            tables = results.tables_with_ids()
+            row = {"tags": tags or {}, "stored_at": time.time()}
+
+            def fill(d: Path) -> None:
+                for name in SUMMARIES:
+                    pq.write_table(tables[name], d / f"{name}.parquet")
+                (d / "scenario.toml").write_text(results.scenario_toml)
+                (d / "store.json").write_text(json.dumps(row, sort_keys=True, default=str))
+                (d / "meta.json").write_text(json.dumps(results.meta, sort_keys=True, default=str))
+
+            self.spool.mkdir(parents=True, exist_ok=True)
+            atomic.write_dir(self.spool / key, fill)
+        if merge:
+            self.merge()
+        return key
+
+    def put_plan(self, plan: dict[str, Any], merge: bool = True) -> str:
+        """Stores a sweep plan; returns its id (a hash of its canonical JSON)."""
+        text = json.dumps(plan, sort_keys=True, default=str)
+        pid = hashlib.sha256(text.encode()).hexdigest()[:16]
+        self.spool.mkdir(parents=True, exist_ok=True)
+        p = self.spool / f"plan-{pid}.json"
+        if not p.exists():
+            tmp = p.with_name(f".{p.name}.tmp-{time.time_ns()}")
+            tmp.write_text(json.dumps({"id": pid, "created": time.time(), "plan": json.loads(text)}))
+            tmp.replace(p)
+        if merge:
+            self.merge()
+        return pid
+
+    def _spooled(self) -> bool:
+        return self.spool.is_dir() and any(not p.name.startswith(".") for p in self.spool.iterdir())
+
+    def merge(self, quiet: bool = False, timeout_s: float | None = None) -> int:
+        """Merges spooled runs and plans into DuckDB in one transaction; returns how many runs.
+        If the store stays locked past the timeout, they stay spooled and a warning says so."""
+        if not self._spooled():
+            return 0
+        try:
+            con = self._connect(write=True, timeout_s=timeout_s)
+        except StoreLocked as e:
+            if not quiet:
+                n = sum(1 for p in self.spool.iterdir() if p.is_dir() and not p.name.startswith("."))
+                warnings.warn(f"{e}; {n} finished run(s) stay in {self.spool} and are merged by the next write "
+                              f"or 'pinchpoint store merge {self.path}'", stacklevel=2)
+            return 0
+        merged = 0
+        done: list[Path] = []
+        try:
+            con.execute("BEGIN TRANSACTION")
+            existing = {t for (t,) in con.execute(
+                "SELECT table_name FROM information_schema.tables").fetchall()}
+            for p in sorted(self.spool.iterdir()):
+                if p.name.startswith("."):
+                    continue
+                if p.name.startswith("plan-") and p.suffix == ".json":
+                    try:
+                        d = json.loads(p.read_text())
+                    except FileNotFoundError:
+                        continue
+                    con.execute("INSERT INTO plans VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+                                [d["id"], d["created"], json.dumps(d["plan"], sort_keys=True)])
+                    done.append(p)
+                    continue
+                key = p.name
+                try:  # another writer may have merged and removed it meanwhile
+                    m = json.loads((p / "meta.json").read_text())
+                    row = json.loads((p / "store.json").read_text())
+                    toml_text = (p / "scenario.toml").read_text()
+                except FileNotFoundError:
+                    continue
+                if con.execute("SELECT count(*) FROM runs WHERE key = ?", [key]).fetchone()[0] == 0:
+                    con.execute(
+                        "INSERT INTO runs (key, scenario, seed, end_time_s, wall_s, events, packet_hops, stored_at, "
+                        "version, tags, scenario_toml) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        [key, m.get("scenario"), int(m.get("seed", 0)), m.get("end_time_s"), m.get("wall_s"),
+                         int(m.get("events", 0)), int(m.get("packet_hops", 0)), row["stored_at"],
+                         m.get("pinchpoint_version"), json.dumps(row["tags"], sort_keys=True, default=str),
+                         toml_text])
+                    for name in SUMMARIES:
+                        src = str(p / f"{name}.parquet").replace("'", "''")
+                        if name in existing:
+                            have = {c for (c,) in con.execute(
+                                "SELECT column_name FROM information_schema.columns WHERE table_name = ?",
+                                [name]).fetchall()}
+                            for col, typ, *_ in con.execute(
+                                    f"DESCRIBE SELECT * FROM read_parquet('{src}')").fetchall():
+                                if col not in have:  # a column new in this version
+                                    con.execute(f'ALTER TABLE {name} ADD COLUMN "{col}" {typ}')
+                            con.execute(f"INSERT INTO {name} BY NAME SELECT * FROM read_parquet('{src}')")
+                        else:
+                            con.execute(f"CREATE TABLE {name} AS SELECT * FROM read_parquet('{src}')")
+                            existing.add(name)
+                    merged += 1
+                done.append(p)
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+        finally:
+            con.close()
+        for p in done:
+            if p.is_dir():
+                shutil.rmtree(p, ignore_errors=True)
+            else:
+                p.unlink(missing_ok=True)
+        return merged

@@ -1,117 +1,376 @@
-"""Parameter sweeps: every combination of a grid of overrides times a list of seeds, run in a
-local process pool (default) or on a Dask cluster, each run stored once in a DuckDB store.
+"""Parameter sweeps: every point of a plan (grid, paired lists, random or Sobol draws; see
+:mod:`pinchpoint.plan`) times a list of seeds, run in a local process pool (default) or on a
+Dask cluster, each run stored once in a DuckDB store (:mod:`pinchpoint.store`).
 
 >>> from pinchpoint.sweep import sweep
 >>> table = sweep("scenarios/examples/two_flows_newreno.toml",
-...               {"flows.0.cc": ["reno", "newreno"], "links.2.rate": ["10Mbps", "20Mbps"]},
+...               {"flows.f1.cc": ["reno", "newreno"],
+...                "links.r1->r2.queue": [{"kind": "droptail", "limit_pkts": 20},
+...                                       {"kind": "droptail", "limit_pkts": 40}]},
+...               zip={"links.r1->r2.rate": ["5Mbps", "10Mbps"], "links.r1->r2.delay": ["10ms", "20ms"]},
 ...               seeds=[1, 2], store="results/sweep.duckdb")
+
+Parameters are dotted paths into the scenario; list elements are addressed by index
+(``flows.0``), by name (``flows.f1``, ``nodes.r1``) or, for links, by ``a->b``
+(``links.r1->r2``). Values may be anything a scenario field takes, tables included.
+
+The returned table has one row per run: a column per parameter (tables as JSON text), typed
+columns beside quantities (``links.r1->r2.rate_bps``, ``..._s``, ``..._bytes``) and beside the
+fields of table values (``links.r1->r2.queue.limit_pkts``), then ``seed``, ``run`` (the store
+key), ``goodput_bps`` (aggregate), ``jain``, ``wall_s`` (None when the run was already stored),
+``seed_sources`` (the scenario's random components; empty when the seed changes nothing) and
+``seeds_differ`` (whether the seeds of this point gave different results).
+
+Sources of variation between seeds: a flow's ``start_jitter``, ``poisson`` workloads and the
+probabilistic drop policies (``rda_fp``, ``rda_vp``, ``isda``). A scenario with none of them is
+deterministic: every seed gives the same run, and a sweep over seeds says so (a warning and the
+two columns above) rather than showing identical rows as replications.
 """
 
 from __future__ import annotations
 
-import itertools
+import ctypes
+import json
 import os
+import signal
+import threading
+import time
+import warnings
 from collections.abc import Callable, Iterable
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
-
-from .scenario import Scenario
+from . import units
+from .plan import Plan
+from .scenario import Scenario, set_path
 from .store import Store, run_key
+
+#: Queue disciplines and hooks that draw random numbers (a seed changes their decisions).
+RANDOM_KINDS = frozenset({"rda_fp", "rda_vp", "isda", "red", "random_loss", "loss", "bernoulli", "gilbert_elliott"})
+#: Queue disciplines and hooks known to be deterministic.
+DETERMINISTIC_KINDS = frozenset({"droptail", "rda", "sda", "priority", "ce_threshold", "decbit"})
+
+
+class SeedWarning(UserWarning):
+    """Seeds that change nothing were given as if they were replications."""
 
 
 def grid_points(grid: dict[str, Iterable[Any]]) -> list[dict[str, Any]]:
     """All combinations of the grid, as {dotted path: value} dicts (in a stable order)."""
-    keys = list(grid)
-    return [dict(zip(keys, combo)) for combo in itertools.product(*(list(grid[k]) for k in keys))]
+    return Plan(grid={k: list(v) for k, v in grid.items()}).points()
 
 
-def _run_point(scenario: dict[str, Any], origin: str, seed: int) -> tuple[dict, str, dict]:
+# -- values on the command line -------------------------------------------------------------
+
+def _split_top(text: str) -> list[str]:
+    """Splits at commas that are not inside braces, brackets or quotes."""
+    parts, depth, quote, cur = [], 0, "", []
+    for ch in text:
+        if quote:
+            cur.append(ch)
+            if ch == quote:
+                quote = ""
+            continue
+        if ch in "\"'":
+            quote = ch
+        elif ch in "{[":
+            depth += 1
+        elif ch in "}]":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append("".join(cur))
+            cur = []
+            continue
+        cur.append(ch)
+    parts.append("".join(cur))
+    return parts
+
+
+def parse_value(text: str) -> Any:
+    """One value from the command line: JSON, else a TOML value (inline tables
+    ``{kind = "droptail", limit_pkts = 20}``), else the text itself (``10Mbps``, ``reno``)."""
+    import tomllib
+
+    t = text.strip()
+    try:
+        return json.loads(t)
+    except json.JSONDecodeError:
+        pass
+    try:
+        return tomllib.loads(f"v = {t}")["v"]
+    except tomllib.TOMLDecodeError:
+        return t
+
+
+def parse_values(text: str) -> list[Any]:
+    """The values of ``--set PATH=VALUES``: a JSON or TOML array (``[{...}, {...}]``), or a
+    comma-separated list whose items are plain values or tables (commas inside braces,
+    brackets and quotes do not separate). A single table is one value."""
+    t = text.strip()
+    if t.startswith("["):
+        v = parse_value(t)
+        if isinstance(v, list):
+            return v
+    return [parse_value(p) for p in _split_top(t)]
+
+
+# -- columns ---------------------------------------------------------------------------------
+
+def _cell(value: Any) -> Any:
+    return json.dumps(value, sort_keys=True) if isinstance(value, (dict, list)) else value
+
+
+def typed_columns(path: str, value: Any) -> dict[str, Any]:
+    """Numeric columns beside a parameter: a quantity in base units under ``path`` + ``_bps``
+    / ``_s`` / ``_bytes``; the scalar fields of a table value under ``path.field``."""
+    out: dict[str, Any] = {}
+    q = units.parse(value) if isinstance(value, str) else None
+    if q is not None:
+        out[path + units.SUFFIX[q[0]]] = q[1]
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            if isinstance(v, (dict, list)):
+                continue
+            out[f"{path}.{k}"] = v
+            out.update({c: x for c, x in typed_columns(f"{path}.{k}", v).items() if c != f"{path}.{k}"})
+    return out
+
+
+def seed_sources(data: dict[str, Any]) -> list[str]:
+    """The scenario's components that draw random numbers (so that the seed changes results),
+    as readable labels; kinds not known either way are listed with a question mark."""
+    found = []
+    for f in data.get("flows", []):
+        j = f.get("start_jitter")
+        if j not in (None, 0, 0.0):
+            q = units.parse(j) if isinstance(j, str) else ("duration", float(j))
+            if q is None or q[1] > 0:
+                found.append(f"flows.{f.get('name')}.start_jitter")
+        w = f.get("workload") or {}
+        if isinstance(w, dict) and w.get("kind") == "poisson":
+            found.append(f"flows.{f.get('name')}.workload=poisson")
+    for ln in data.get("links", []):
+        label = f"{ln.get('a')}->{ln.get('b')}"
+        for key in ("queue", "queue_ab", "queue_ba"):
+            q = ln.get(key)
+            kind = q.get("kind") if isinstance(q, dict) else None
+            if kind in RANDOM_KINDS:
+                found.append(f"links.{label}.{key}={kind}")
+            elif kind is not None and kind not in DETERMINISTIC_KINDS:
+                found.append(f"links.{label}.{key}={kind}?")
+        for key in ("hooks", "hooks_ab", "hooks_ba"):
+            for h in ln.get(key) or []:
+                kind = h.get("kind") if isinstance(h, dict) else None
+                if kind in RANDOM_KINDS:
+                    found.append(f"links.{label}.{key}={kind}")
+                elif kind is not None and kind not in DETERMINISTIC_KINDS:
+                    found.append(f"links.{label}.{key}={kind}?")
+    return found
+
+
+# -- workers ---------------------------------------------------------------------------------
+
+def _watch_parent(parent_pid: int) -> None:
+    while True:
+        time.sleep(0.25)
+        if os.getppid() != parent_pid:
+            os._exit(1)
+
+
+def _worker_init(parent_pid: int) -> None:
+    """Makes a worker end with its sweep: the kernel kills it when the sweep process dies
+    (Linux ``PR_SET_PDEATHSIG``), and a watchdog thread exits when its parent changes."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):  # pragma: no cover (not Linux)
+        pass
+    if os.getppid() != parent_pid:
+        os._exit(1)
+    threading.Thread(target=_watch_parent, args=(parent_pid,), daemon=True).start()
+
+
+def _run_point(scenario: dict[str, Any], origin: str, seed: int, keep_series: bool = False) -> tuple[dict, str, dict]:
     """Runs one point in a worker; returns what the parent needs to store it (picklable)."""
     from . import api
 
-    res = api.run(Scenario.from_dict(scenario, origin=origin), seed=seed)
-    raw_tables = {name: t for name, t in res.tables.items() if name in ("flows", "ports", "links")}
-    return res.meta, res.scenario_toml, raw_tables
+    # In slices, so that the watchdog thread gets the interpreter between them.
+    res = api.run(Scenario.from_dict(scenario, origin=origin), seed=seed, progress=lambda now, end: None, steps=20)
+    keep = ("flows", "ports", "links") if not keep_series else tuple(res.tables)
+    return res.meta, res.scenario_toml, {name: t for name, t in res.tables.items() if name in keep}
 
 
-def sweep(base: Scenario | str | Path, grid: dict[str, Iterable[Any]], seeds: Iterable[int] = (1,),
+def _summary(flows) -> tuple[float, float, tuple]:
+    x = flows["goodput_bps"].to_numpy(dtype=float)
+    ss = float((x**2).sum())
+    jain = float(x.sum() ** 2 / (len(x) * ss)) if len(x) and ss > 0 else float("nan")
+    fingerprint = tuple(x.tolist()) + tuple(flows["sent_pkts"].tolist() if "sent_pkts" in flows else ())
+    return float(x.sum()), jain, fingerprint
+
+
+def sweep(base: Scenario | str | Path, grid: dict[str, Iterable[Any]] | None = None, seeds: Iterable[int] | None = None,
           store: str | Path | Store = "results/sweep.duckdb", scheduler: str | None = None,
-          workers: int | None = None, progress: Callable[[int, int], None] | None = None) -> pd.DataFrame:
-    """Runs every grid point for every seed; returns one row per run with its parameters, the
-    run key, aggregate goodput and Jain's index. Runs already in the store are not run again.
+          workers: int | None = None, progress: Callable[[int, int], None] | None = None, *,
+          zip: dict[str, Iterable[Any]] | None = None, plan: Plan | str | Path | None = None,
+          keep: Iterable[str] = ()) -> Any:
+    """Runs every point of the plan for every seed; returns a DataFrame with one row per run
+    (see the module docstring). Runs already in the store are not run again.
 
     Args:
+        grid: {parameter: values}, every combination.
+        zip: {parameter: values} varied together (lists of one length), crossed with the grid.
+        plan: a :class:`~pinchpoint.plan.Plan` or plan file; its grid, zip groups and draws
+            are crossed with ``grid`` and ``zip``; its seeds are used unless ``seeds`` is given.
+            The plan is stored in the store's ``plans`` table and each run's tags name it.
+        seeds: seeds for every point (default ``[1]``).
+        keep: ``{"series"}`` to also keep each run's series (all its tables) as Parquet in
+            ``STORE.series/<run>/``.
         scheduler: a Dask scheduler address (``tcp://host:8786``) to run on a cluster; by
-            default a local process pool of ``workers`` processes (default: CPU count).
+            default a local process pool of ``workers`` processes (default: CPU count). Local
+            workers end with the sweep, even when it is killed.
     """
+    import pandas as pd
+
+    from . import _native, api
     from .results import Results
+
+    keep = set(keep)
+    if keep - {"series"}:
+        raise ValueError(f"keep: unknown item(s) {sorted(keep - {'series'})}; expected 'series'")
+    p = plan if isinstance(plan, Plan) else Plan.from_file(plan) if plan is not None else Plan()
+    p = Plan(grid={**p.grid, **{k: list(v) for k, v in (grid or {}).items()}},
+             zip=p.zip + ([{k: list(v) for k, v in zip.items()}] if zip else []),
+             draw=p.draw, draw_n=p.draw_n, draw_seed=p.draw_seed, draw_params=p.draw_params,
+             seeds=list(seeds) if seeds is not None else p.seeds, origin=p.origin)
+    p.check()
+    params = p.parameters
 
     sc = base if isinstance(base, Scenario) else Scenario.from_file(base)
     st = store if isinstance(store, Store) else Store(store)
-    seeds = list(seeds)
+
     jobs = []
-    for point in grid_points(grid):
+    for point in p.points():
         s = Scenario.from_dict(sc.to_dict(), origin=sc.origin)
         for path, value in point.items():
-            s.set(path, value)
-        for seed in seeds:
-            jobs.append((point, s, seed))
+            set_path(s.data, path, value)
+        sources = seed_sources(s.data)
+        for seed in p.seeds:
+            s_seed = Scenario.from_dict(s.to_dict(), origin=s.origin)
+            s_seed.data["simulation"]["seed"] = int(seed)
+            jobs.append((point, s_seed, int(seed), sources))
+    if len(p.seeds) > 1 and jobs and not any(j[3] for j in jobs):
+        warnings.warn(f"seeds {', '.join(map(str, p.seeds))}: the scenario has no random component (no start_jitter, "
+                      f"poisson workload or probabilistic queue), so every seed gives the same run; the rows are "
+                      f"not replications. Add a source of variation (e.g. flows.NAME.start_jitter) to replicate.",
+                      SeedWarning, stacklevel=2)
 
     rows: list[dict[str, Any]] = []
     done = 0
 
-    def record(point: dict[str, Any], seed: int, meta: dict, toml: str, tables: dict) -> None:
-        res = Results.__new__(Results)
-        res.meta, res.scenario_toml, res.tables = meta, toml, tables
-        key = st.put(res, tags={**point, "seed": seed})
-        flows = tables["flows"].to_pandas()
-        x = flows["goodput_bps"].to_numpy(dtype=float)
-        jain = float(x.sum() ** 2 / (len(x) * (x ** 2).sum())) if len(x) and (x ** 2).sum() > 0 else float("nan")
-        rows.append({**point, "seed": seed, "run": key, "goodput_bps": float(x.sum()), "jain": jain,
-                     "wall_s": meta.get("wall_s")})
+    def row(point: dict[str, Any], seed: int, key: str, flows, wall_s, sources: list[str]) -> None:
+        total, jain, fp = _summary(flows)
+        r: dict[str, Any] = {k: _cell(v) for k, v in point.items()}
+        for k, v in point.items():
+            r.update(typed_columns(k, v))
+        r.update({"seed": seed, "run": key, "goodput_bps": total, "jain": jain, "wall_s": wall_s,
+                  "seed_sources": ",".join(sources), "_fp": fp})
+        rows.append(r)
 
     pending = []
-    for point, s, seed in jobs:
-        # Already stored? The key needs the resolved scenario, which the native side produces.
-        from . import api
-        resolved = api.load(s, seed).resolved_toml
+    stored = st.keys()
+    for point, s, seed, sources in jobs:
+        try:
+            resolved = api.validate(s)
+        except _native.ScenarioError as e:
+            where = ", ".join(f"{k}={_cell(v)}" for k, v in point.items()) or "the base scenario"
+            raise _native.ScenarioError(f"sweep point {where}: {e}") from None
         key = run_key(resolved, seed)
-        if st.has(key):
-            flows = st.query("SELECT goodput_bps FROM flows WHERE run = ?", [key])
-            x = flows["goodput_bps"].to_numpy(dtype=float)
-            jain = float(x.sum() ** 2 / (len(x) * (x ** 2).sum())) if len(x) and (x ** 2).sum() > 0 else float("nan")
-            rows.append({**point, "seed": seed, "run": key, "goodput_bps": float(x.sum()), "jain": jain, "wall_s": None})
+        if key in stored and ("series" not in keep or (st.series_dir / key / "meta.json").exists()):
+            try:  # finished earlier but not merged yet (the store was locked)?
+                flows = pd.read_parquet(st.spool / key / "flows.parquet").sort_values("flow")
+            except FileNotFoundError:
+                flows = st.query("SELECT goodput_bps, sent_pkts FROM flows WHERE run = ? ORDER BY flow", [key])
+            row(point, seed, key, flows, None, sources)
             done += 1
             if progress:
                 progress(done, len(jobs))
         else:
-            pending.append((point, s, seed))
+            pending.append((point, s, seed, sources))
+    # Every point is valid: store the plan (merged with the runs at the end).
+    plan_id = st.put_plan(p.to_dict(), merge=False) if params or len(p.seeds) > 1 else None
+    tags_base = {"plan": plan_id} if plan_id else {}
 
-    def collect(completed: Iterable[Any], futs: dict[Any, tuple[dict[str, Any], int]]) -> None:
+    def collect(completed: Iterable[Any], futs: dict[Any, tuple]) -> None:
         nonlocal done
         for fut in completed:
-            point, seed = futs[fut]
-            record(point, seed, *fut.result())
+            point, seed, sources = futs[fut]
+            meta, toml, tables = fut.result()
+            res = Results.from_tables(meta, toml, tables)
+            key = st.put(res, tags={**tags_base, **{k: _cell(v) for k, v in point.items()}, "seed": seed},
+                         keep_series="series" in keep, merge=False)
+            row(point, seed, key, res.flows.sort_values("flow"), meta.get("wall_s"), sources)
             done += 1
             if progress:
                 progress(done, len(jobs))
 
+    keep_series = "series" in keep
     if pending and scheduler:
-        from dask.distributed import Client, as_completed as dask_completed
+        from dask.distributed import Client
+        from dask.distributed import as_completed as dask_completed
 
         with Client(scheduler) as client:
-            futs = {client.submit(_run_point, s.to_dict(), s.origin, seed, pure=False): (point, seed)
-                    for point, s, seed in pending}
+            futs = {client.submit(_run_point, s.to_dict(), s.origin, seed, keep_series, pure=False): (point, seed, src)
+                    for point, s, seed, src in pending}
             collect(dask_completed(futs), futs)
     elif pending:
+        import multiprocessing as mp
+        from concurrent.futures import ProcessPoolExecutor, as_completed
+
         n = workers or min(len(pending), os.cpu_count() or 1)
-        with ProcessPoolExecutor(max_workers=n) as pool:
-            futs = {pool.submit(_run_point, s.to_dict(), s.origin, seed): (point, seed) for point, s, seed in pending}
-            collect(as_completed(futs), futs)
-    if not isinstance(store, Store):
-        st.close()
-    cols = list(grid) + ["seed", "run", "goodput_bps", "jain", "wall_s"]
-    return pd.DataFrame(rows, columns=cols).sort_values(list(grid) + ["seed"]).reset_index(drop=True)
+        # fork: workers are children of this process (so the death signal reaches them) and a
+        # script that calls sweep() needs no `if __name__ == "__main__"` guard.
+        ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
+        with ProcessPoolExecutor(max_workers=n, mp_context=ctx,
+                                 initializer=_worker_init, initargs=(os.getpid(),)) as pool:
+            futs = {pool.submit(_run_point, s.to_dict(), s.origin, seed, keep_series): (point, seed, src)
+                    for point, s, seed, src in pending}
+            try:
+                collect(as_completed(futs), futs)
+            except BaseException:
+                for f in futs:
+                    f.cancel()
+                raise
+
+    st.merge()  # finished runs are spooled on disk already; one transaction puts them in DuckDB
+    table = pd.DataFrame(rows)
+    if table.empty:
+        return table
+    # Did the seeds of each point give different runs?
+    pkey = [k for k in params]
+    groups = table.groupby([table[k].astype(str) for k in pkey], sort=False) if pkey else [(None, table)]
+    differ = pd.Series(pd.NA, index=table.index, dtype="boolean")
+    same_points = 0
+    for _, g in groups:
+        if len(g) > 1:
+            d = len(set(g["_fp"])) > 1
+            differ.loc[g.index] = d
+            same_points += not d
+    table["seeds_differ"] = differ
+    table = table.drop(columns=["_fp"])
+    if same_points and len(p.seeds) > 1 and any(j[3] for j in jobs):
+        warnings.warn(f"{same_points} point(s) gave identical results for every seed (column seeds_differ): "
+                      f"their rows are not replications", SeedWarning, stacklevel=2)
+    typed = [c for c in table.columns if c not in params and c not in
+             ("seed", "run", "goodput_bps", "jain", "wall_s", "seed_sources", "seeds_differ")]
+    sort_cols = []
+    for k in params:
+        num = [c for c in typed if c.startswith(k) and c != k and c[len(k)] in "._"]
+        sort_cols += num if num else [k]
+    order = params + typed + ["seed", "run", "goodput_bps", "jain", "wall_s", "seed_sources", "seeds_differ"]
+    table = table[order]
+    sortable = [c for c in sort_cols + ["seed"] if c in table.columns]
+    try:
+        table = table.sort_values(sortable, kind="stable")
+    except TypeError:
+        table = table.sort_values([c for c in sortable if c == "seed"] or ["run"], kind="stable")
+    return table.reset_index(drop=True)

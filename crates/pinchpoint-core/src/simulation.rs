@@ -60,6 +60,8 @@ pub struct Simulation {
     pub(crate) series: Series,
     pub(crate) packet_trace: Option<PacketTrace>,
     pub(crate) queue_trace: QueueTrace,
+    /// Packets the captured ports started to transmit: (time, port, copy of the packet).
+    pub(crate) capture: Vec<(SimTime, u32, Packet)>,
     pub(crate) counters: RunCounters,
     pub(crate) limits: Limits,
     pub(crate) stopped: bool,
@@ -137,7 +139,7 @@ impl Simulation {
     fn dispatch(&mut self, ev: Event) {
         match ev {
             Event::TxDone { port } => {
-                let mut env = PortEnv { events: &mut self.queue, trace: &mut self.queue_trace, hook_out: &mut self.hook_out };
+                let mut env = PortEnv { events: &mut self.queue, trace: &mut self.queue_trace, hook_out: &mut self.hook_out, capture: &mut self.capture };
                 self.ports[port as usize].tx_done(port, &mut self.packets, self.now, &mut env);
                 if !self.hook_out.is_empty() {
                     self.route_hook_packets();
@@ -156,7 +158,7 @@ impl Simulation {
     /// Hands packet `slot` to port `p`; frees it and charges its flow if the port drops it.
     #[inline]
     fn port_receive(&mut self, p: u32, slot: u32) {
-        let mut env = PortEnv { events: &mut self.queue, trace: &mut self.queue_trace, hook_out: &mut self.hook_out };
+        let mut env = PortEnv { events: &mut self.queue, trace: &mut self.queue_trace, hook_out: &mut self.hook_out, capture: &mut self.capture };
         if let Admission::Dropped(_) = self.ports[p as usize].receive(p, slot, &mut self.packets, self.now, &mut env) {
             let pkt = self.packets.get(slot);
             let (flow, kind) = (pkt.flow, pkt.kind);

@@ -177,6 +177,7 @@ impl PySimulation {
             ("port_series", &r.port_series),
             ("packets", &r.packets),
             ("queue_trace", &r.queue_trace),
+            ("capture", &r.capture),
         ] {
             d.set_item(name, table_to_py(py, t)?)?;
         }

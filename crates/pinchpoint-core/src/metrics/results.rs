@@ -34,6 +34,8 @@ pub struct Results {
     pub packets: Table,
     /// Queue-change trace of the traced ports.
     pub queue_trace: Table,
+    /// Packets transmitted by the captured ports (metrics.capture), header fields.
+    pub capture: Table,
 }
 
 /// Appends one column per line: `"name": Kind => |row| expression`, over the rows `$rows`.
@@ -235,8 +237,46 @@ impl Results {
             port_series,
             packets,
             queue_trace,
+            capture: capture_table(sim),
         }
     }
+}
+
+/// Header fields of every captured packet (metrics.capture), in transmission order per port.
+fn capture_table(sim: &Simulation) -> Table {
+    let c = &sim.capture;
+    let mut t = Table::default();
+    let sack = |k: usize, end: bool| -> ColumnData {
+        ColumnData::U64(
+            c.iter()
+                .map(|(_, _, p)| {
+                    if k < p.sack.len as usize {
+                        p.ack + if end { p.sack.blocks[k].1 } else { p.sack.blocks[k].0 } as u64
+                    } else {
+                        0
+                    }
+                })
+                .collect(),
+        )
+    };
+    t.col("t_ps", ColumnData::U64(c.iter().map(|x| x.0).collect()))
+        .col("port", ColumnData::Str(c.iter().map(|x| sim.ports[x.1 as usize].name.clone()).collect()))
+        .col("flow", ColumnData::Str(c.iter().map(|x| sim.flows[x.2.flow as usize].name.clone()).collect()))
+        .col("kind", ColumnData::U64(c.iter().map(|x| x.2.kind as u64).collect()))
+        .col("seq", ColumnData::U64(c.iter().map(|x| x.2.seq).collect()))
+        .col("ack", ColumnData::U64(c.iter().map(|x| x.2.ack).collect()))
+        .col("size_bytes", ColumnData::U64(c.iter().map(|x| x.2.size_bytes as u64).collect()))
+        .col("payload_bytes", ColumnData::U64(c.iter().map(|x| x.2.payload_bytes as u64).collect()))
+        .col("window_bytes", ColumnData::U64(c.iter().map(|x| x.2.window_bytes as u64).collect()))
+        .col("ecn", ColumnData::U64(c.iter().map(|x| x.2.ecn as u64).collect()))
+        .col("flags", ColumnData::U64(c.iter().map(|x| x.2.flags as u64).collect()))
+        .col("ts_echo_ps", ColumnData::U64(c.iter().map(|x| x.2.ts_echo).collect()))
+        .col("sent_at_ps", ColumnData::U64(c.iter().map(|x| x.2.sent_at).collect()))
+        .col("sack_blocks", ColumnData::U64(c.iter().map(|x| x.2.sack.len as u64).collect()));
+    for k in 0..crate::transport::tcp::sack::MAX_SACK_BLOCKS {
+        t.col(&format!("sack{k}_start"), sack(k, false)).col(&format!("sack{k}_end"), sack(k, true));
+    }
+    t
 }
 
 impl super::Series {

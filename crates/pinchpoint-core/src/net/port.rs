@@ -8,7 +8,7 @@
 //! of the ring needs an event in the heap.
 
 use crate::metrics::{PortStats, QueueTrace};
-use crate::net::packet::PacketSlab;
+use crate::net::packet::{Packet, PacketSlab};
 use crate::port_hooks::{AnyHook, HookCtx, HookEmit, PortHook, PortView};
 use crate::queue::{AnyQueue, DropReason, QueueDiscipline, Verdict};
 use crate::sim::{ps_to_secs, tx_time_fast, Event, EventQueue, SimRng, SimTime};
@@ -23,6 +23,8 @@ pub struct PortEnv<'a> {
     pub trace: &'a mut QueueTrace,
     /// Control packets emitted by hooks, routed by the engine after the port returns.
     pub hook_out: &'a mut Vec<HookEmit>,
+    /// Packets the captured ports started to transmit (metrics.capture): (time, port, copy).
+    pub capture: &'a mut Vec<(SimTime, u32, Packet)>,
 }
 
 /// One simplex channel's sending end.
@@ -65,6 +67,8 @@ pub struct Port {
     pub stats: PortStats,
     /// Record every queue change (metrics.queue_trace).
     pub traced: bool,
+    /// Record every packet transmitted (metrics.capture).
+    pub captured: bool,
 }
 
 /// What happened to a packet handed to [`Port::receive`].
@@ -98,6 +102,7 @@ impl Port {
             in_service_bytes: 0,
             stats: PortStats::default(),
             traced: false,
+            captured: false,
         }
     }
 
@@ -246,6 +251,9 @@ impl Port {
             for h in self.hooks.iter_mut() {
                 h.on_dequeue(pkt, &mut ctx);
             }
+        }
+        if self.captured {
+            env.capture.push((now, id, *pkt));
         }
         let size = pkt.size_bytes;
         let tx = tx_time_fast(size, self.rate_bps, self.ps_per_byte);

@@ -48,6 +48,7 @@ pub fn build(sc: &Scenario, seed: Option<u64>, origin: &str) -> Result<Simulatio
             let rng = rng::stream(seed, &format!("port:{name}"));
             let mut port = Port::new(name, from, to, rate_bps, l.delay.0, AnyQueue::build(q, info), hooks, rng);
             port.traced = trace.contains(&port.name.as_str());
+            port.captured = sc.metrics.capture.iter().any(|c| *c == port.name);
             ports.push(port);
         }
     }
@@ -145,6 +146,7 @@ pub fn build(sc: &Scenario, seed: Option<u64>, origin: &str) -> Result<Simulatio
         series: Default::default(),
         packet_trace: if sc.metrics.packet_trace { Some(PacketTrace::default()) } else { None },
         queue_trace: Default::default(),
+        capture: Vec::new(),
         counters: RunCounters::default(),
         limits: Limits { max_live_packets: sc.simulation.max_live_packets as usize },
         stopped: false,
@@ -201,6 +203,9 @@ fn build_transport(f: &FlowConfig, start: SimTime) -> AnyTransport {
                 policy,
             );
             AnyTransport::Tcp(Box::new(TcpConnection { sender, receiver }))
+        }
+        TransportKind::Tfrc => {
+            AnyTransport::Tfrc(Box::new(crate::transport::tfrc::TfrcFlow::new(&f.tfrc.unwrap_or_default(), f.priority)))
         }
         TransportKind::Udp => {
             let (gaps, rate, size, dur) = match f.workload {

@@ -71,6 +71,7 @@ pub fn dumbbell(n: usize, sim_s: f64) -> Scenario {
             cc: None,
             tcp: tcp.clone(),
             trump: None,
+            tfrc: None,
             shaper: None,
             priority: 0,
         });

@@ -111,6 +111,10 @@ pub struct MetricsConfig {
     /// Record every queue-length change on these ports (names like `r1->r2`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub queue_trace: Vec<String>,
+    /// Record every packet these ports start to transmit, with its header fields (for pcap
+    /// export: `pinchpoint run --pcap PORT`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub capture: Vec<String>,
 }
 
 /// A node.
@@ -209,7 +213,7 @@ pub struct FlowConfig {
     pub start_jitter: Option<Duration>,
     /// What the flow carries.
     pub workload: WorkloadConfig,
-    /// `tcp` (reliable, windowed) or `udp` (unresponsive).
+    /// `tcp` (reliable, windowed), `udp` (unresponsive) or `tfrc` (equation-based rate control).
     #[serde(default)]
     pub transport: TransportKind,
     /// Congestion controller of a TCP flow (default `newreno`).
@@ -221,6 +225,9 @@ pub struct FlowConfig {
     /// TRUMP settings (only with `transport = "trump"`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trump: Option<crate::transport::trump::TrumpConfig>,
+    /// TFRC settings (only with `transport = "tfrc"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tfrc: Option<crate::transport::tfrc::TfrcConfig>,
     /// Per-flow token-bucket shaper between the transport and the NIC.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shaper: Option<ShaperConfig>,
@@ -240,6 +247,8 @@ pub enum TransportKind {
     Udp,
     /// TRUMP: rate-based reliable transport paced by RBCC routers' explicit rates.
     Trump,
+    /// TCP-Friendly Rate Control (RFC 5348), bulk workload only.
+    Tfrc,
 }
 
 /// What a flow carries.

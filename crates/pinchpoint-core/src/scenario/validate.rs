@@ -112,6 +112,7 @@ pub fn validate(sc: &Scenario) -> Result<(), Problem> {
         match (&f.workload, f.transport) {
             (WorkloadConfig::Bulk | WorkloadConfig::File { .. }, TransportKind::Tcp) => {}
             (WorkloadConfig::File { .. }, TransportKind::Trump) => {}
+            (WorkloadConfig::Bulk, TransportKind::Tfrc) => {}
             (WorkloadConfig::Cbr { rate, packet_size, .. } | WorkloadConfig::Poisson { rate, packet_size, .. }, TransportKind::Udp) => {
                 if rate.0.is_nan() || rate.0 <= 0.0 {
                     return err(format!("flows[{i}].workload.rate"), "expected a positive rate");
@@ -131,6 +132,7 @@ pub fn validate(sc: &Scenario) -> Result<(), Problem> {
                     TransportKind::Tcp => "bulk or file",
                     TransportKind::Udp => "cbr or poisson",
                     TransportKind::Trump => "file",
+                    TransportKind::Tfrc => "bulk",
                 };
                 return err(format!("flows[{i}].workload.kind"), format!("expected {ok} for transport '{t:?}', got '{wk}'").to_lowercase());
             }
@@ -180,6 +182,18 @@ pub fn validate(sc: &Scenario) -> Result<(), Problem> {
                 return err(format!("flows[{i}].trump.setup_interval"), "expected a positive duration");
             }
         }
+        match (&f.tfrc, f.transport) {
+            (Some(c), TransportKind::Tfrc) => {
+                if let Err((field, what)) = c.validate() {
+                    return err(format!("flows[{i}].tfrc.{field}"), what);
+                }
+            }
+            (Some(_), _) => return err(format!("flows[{i}].tfrc"), "TFRC settings need transport = \"tfrc\""),
+            _ => {}
+        }
+        if f.transport == TransportKind::Tfrc && f.cc.is_some() {
+            return err(format!("flows[{i}].cc"), "a TFRC flow has no window controller (cc applies to transport = \"tcp\")");
+        }
         if let Some(sh) = &f.shaper {
             if sh.rate.0 <= 0.0 {
                 return err(format!("flows[{i}].shaper.rate"), "expected a positive rate");
@@ -193,6 +207,11 @@ pub fn validate(sc: &Scenario) -> Result<(), Problem> {
     for (i, q) in sc.metrics.queue_trace.iter().enumerate() {
         if !port_names.contains(q) {
             return err(format!("metrics.queue_trace[{i}]"), format!("unknown port '{q}' (ports are named 'from->to')"));
+        }
+    }
+    for (i, q) in sc.metrics.capture.iter().enumerate() {
+        if !port_names.contains(q) {
+            return err(format!("metrics.capture[{i}]"), format!("unknown port '{q}' (ports are named 'from->to')"));
         }
     }
     Ok(())

@@ -7,6 +7,7 @@ use crate::sim::{SimRng, SimTime};
 pub mod credit;
 pub mod tcp;
 pub mod trump;
+pub mod tfrc;
 pub mod udp;
 
 /// Number of timer slots a flow has.
@@ -117,6 +118,8 @@ pub enum AnyTransport {
     Udp(udp::UdpFlow),
     /// Rate-based reliable transport over RBCC (Toomey).
     Trump(Box<trump::TrumpFlow>),
+    /// Equation-based rate control (RFC 5348).
+    Tfrc(Box<tfrc::TfrcFlow>),
 }
 
 impl Transport for AnyTransport {
@@ -126,6 +129,7 @@ impl Transport for AnyTransport {
             AnyTransport::Tcp(t) => t.on_start(ctx),
             AnyTransport::Udp(u) => u.on_start(ctx),
             AnyTransport::Trump(t) => t.on_start(ctx),
+            AnyTransport::Tfrc(t) => t.on_start(ctx),
         }
     }
     #[inline]
@@ -134,6 +138,7 @@ impl Transport for AnyTransport {
             AnyTransport::Tcp(t) => t.on_packet(pkt, ctx),
             AnyTransport::Udp(u) => u.on_packet(pkt, ctx),
             AnyTransport::Trump(t) => t.on_packet(pkt, ctx),
+            AnyTransport::Tfrc(t) => t.on_packet(pkt, ctx),
         }
     }
     #[inline]
@@ -142,6 +147,7 @@ impl Transport for AnyTransport {
             AnyTransport::Tcp(t) => t.on_timer(slot, ctx),
             AnyTransport::Udp(u) => u.on_timer(slot, ctx),
             AnyTransport::Trump(t) => t.on_timer(slot, ctx),
+            AnyTransport::Tfrc(t) => t.on_timer(slot, ctx),
         }
     }
     fn is_complete(&self) -> bool {
@@ -149,6 +155,7 @@ impl Transport for AnyTransport {
             AnyTransport::Tcp(t) => t.is_complete(),
             AnyTransport::Udp(u) => u.is_complete(),
             AnyTransport::Trump(t) => t.is_complete(),
+            AnyTransport::Tfrc(t) => t.is_complete(),
         }
     }
     fn is_finite(&self) -> bool {
@@ -156,6 +163,7 @@ impl Transport for AnyTransport {
             AnyTransport::Tcp(t) => t.is_finite(),
             AnyTransport::Udp(u) => u.is_finite(),
             AnyTransport::Trump(t) => t.is_finite(),
+            AnyTransport::Tfrc(t) => t.is_finite(),
         }
     }
     fn report(&self) -> TransportReport {
@@ -163,6 +171,7 @@ impl Transport for AnyTransport {
             AnyTransport::Tcp(t) => t.report(),
             AnyTransport::Udp(u) => u.report(),
             AnyTransport::Trump(t) => t.report(),
+            AnyTransport::Tfrc(t) => t.report(),
         }
     }
 }

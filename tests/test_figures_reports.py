@@ -1,0 +1,79 @@
+"""Figures for papers and HTML reports (issue 16)."""
+
+import math
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+
+import pinchpoint as pp
+from pinchpoint import report
+from pinchpoint.plots import mean_ci, t95
+
+
+def run_tiny(packet_trace=False):
+    s = pp.Scenario("tiny", duration="1s")
+    s.host("a").host("b").router("r")
+    s.link("a", "r", rate="100Mbps", delay="1ms").link("r", "b", rate="5Mbps", delay="10ms")
+    s.flow("f", "a", "b", cc="newreno")
+    s.metrics(series_interval="50ms", packet_trace=packet_trace)
+    return pp.run(s)
+
+
+def test_plotting_never_changes_the_users_backend():
+    code = (
+        "import matplotlib; matplotlib.use('svg'); import pinchpoint as pp\n"
+        "s = pp.Scenario('t', duration='0.5s'); s.host('a').host('b')\n"
+        "s.link('a', 'b', rate='10Mbps', delay='1ms').flow('f', 'a', 'b')\n"
+        "s.metrics(series_interval='50ms'); r = pp.run(s)\n"
+        "import tempfile; r.plot.queue(); r.plot.save_all(tempfile.mkdtemp())\n"
+        "print(matplotlib.get_backend())\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip().lower() == "svg"
+
+
+def test_save_all_writes_vector_formats_and_says_why_it_skips_the_delay_cdf(tmp_path):
+    r = run_tiny()
+    with pytest.warns(UserWarning, match="packet_trace = true"):
+        paths = r.plot.save_all(tmp_path, formats=["svg", "pdf"])
+    names = sorted(p.name for p in paths)
+    assert names == ["goodput.pdf", "goodput.svg", "queue.pdf", "queue.svg", "window.pdf", "window.svg"]
+    assert (tmp_path / "queue.pdf").read_bytes()[:4] == b"%PDF"
+    svg = (tmp_path / "queue.svg").read_text()
+    assert "<svg" in svg and "queue at" not in svg  # paper style: no title inside the axes
+    assert r.plot.queue().get_title().startswith("queue at")  # interactive figures keep their titles
+
+
+def test_mean_ci_uses_students_t_over_seeds():
+    t = pd.DataFrame({"x": [1, 1, 1, 2], "y": [1.0, 2.0, 3.0, 5.0]})
+    m = mean_ci(t, "x", "y")
+    row = m[m["x"] == 1].iloc[0]
+    assert row["mean"] == 2.0 and row["n"] == 3
+    assert row["ci95"] == pytest.approx(4.303 * 1.0 / math.sqrt(3))
+    assert math.isnan(m[m["x"] == 2].iloc[0]["ci95"])
+    assert t95(1) == 12.706 and t95(100) == 1.960
+
+
+def test_counts_print_as_integers_and_measurements_with_digits():
+    assert report.fmt_count(0.0) == "0" and report.fmt_count(12.0) == "12"
+    assert report.fmt_fixed(3) == "3" and report.fmt_fixed(0.5) == "0.50"
+    df = pd.DataFrame({"port": ["a->b"], "drops": [0.0], "sent_pkts": [12], "delay_s": [0.01234]})
+    lines = report.markdown_table(df)
+    assert lines[2] == "| a->b | 0 | 12 | 0.0123 |"
+
+
+def test_html_report_renders_the_markdown_with_embedded_figures(tmp_path):
+    r = run_tiny(packet_trace=True)
+    r.plot.save_all(tmp_path, formats=["png"])
+    md = tmp_path / "report.md"
+    table = report.markdown_table(r.flows[["flow", "sent_pkts", "goodput_bps"]])
+    md.write_text("\n".join(["# Tiny report", "", "Some **bold** text.", "", *table, "", "![](queue.png)", "",
+                             "- one", "- two", ""]))
+    page = report.write_html(md).read_text()
+    assert "<title>Tiny report</title>" in page and "<h1>Tiny report</h1>" in page
+    assert "<th>sent_pkts</th>" in page and f"<td>{int(r.flows['sent_pkts'][0])}</td>" in page
+    assert 'src="data:image/png;base64,' in page and "<li>two</li>" in page
+    idx = report.write_index(tmp_path, {"tiny": tmp_path / "report.html"}, {"tiny": "a test"})
+    assert 'href="report.html"' in idx.read_text()

@@ -1,0 +1,107 @@
+"""Seed 004 (slowly-responsive congestion control): TFRC from Python and the reproduction."""
+
+import math
+
+import numpy as np
+import pytest
+
+import pinchpoint as pp
+from pinchpoint.reproduce import slowcc
+
+
+def test_tfrc_flow_runs_from_the_builder_and_refuses_cc():
+    s = pp.Scenario("tfrc", duration="5s")
+    s.host("a")
+    s.host("b")
+    s.link("a", "b", rate="10Mbps", delay="10ms")
+    s.flow("f", "a", "b", transport="tfrc", tfrc={"loss_intervals": 16})
+    r = pp.run(s)
+    assert r.flows.set_index("flow").loc["f", "delivered_bytes"] > 1_000_000
+    s.data["flows"][0]["cc"] = "newreno"
+    with pytest.raises(pp.ScenarioError, match=r"flows\[0\]\.cc"):
+        pp.run(s)
+
+
+def test_equation_in_python_matches_the_rfc_value():
+    # s = 1000 B, R = 0.1 s, p = 0.01: 112 332 B/s (the Rust unit test's number).
+    assert slowcc.equation_bps(0.01, 0.1) / 8 == pytest.approx(112_332.3, abs=0.5)
+
+
+def test_aimd_rule_gives_the_seed_pairs():
+    assert slowcc.aimd_a(0.5) == pytest.approx(1.0)
+    assert slowcc.aimd_a(1 / 8) == pytest.approx(0.3125)
+    assert slowcc.aimd_a(1 / 256) == pytest.approx(0.0104, abs=1e-4)
+
+
+def test_flash_crowd_arrivals_are_seeded_and_arrive_at_100_per_second():
+    a = slowcc.flash_times(1000, 100.0, 20.0, seed=1)
+    assert np.array_equal(a, slowcc.flash_times(1000, 100.0, 20.0, seed=1))
+    assert a[0] > 20.0
+    assert (a[-1] - 20.0) == pytest.approx(10.0, rel=0.1)
+
+
+def test_variants_missing_from_the_build_are_reported_as_skipped():
+    for name, v in slowcc.VARIANTS.items():
+        if v.transport == "tfrc" or v.cc is None:
+            assert slowcc.available(v), name
+        else:
+            assert slowcc.available(v) == (slowcc._kind_properties(v.cc["kind"]) is not None)
+
+
+def test_tfrc_rate_is_smoother_than_tcp_on_the_shared_bottleneck():
+    # 4 TCP + 4 TFRC(8), 15 Mbit/s, 100 s (under a second of wall time).
+    r = slowcc.run_compat(slowcc.VARIANTS["TFRC(8)"], 15e6, 100.0)
+    assert r["alt_cov100ms"] < r["tcp_cov100ms"], r
+    # Both groups see losses, and TFRC's throughput is near its equation at the loss it sees.
+    assert r["alt_loss"] > 0 and r["tcp_loss"] > 0
+    assert 0.5 < r["alt_norm"] < 2.0, r
+
+
+def test_tfrc_within_25_percent_of_tcp_on_a_red_bottleneck():
+    # "The same loss" needs random drops: RED. Without the `red` kind in this build the Rust test
+    # tests/tfrc.rs::tfrc_shares_a_red_bottleneck_with_tcp_within_25_percent_and_is_smoother
+    # checks the property on the RED-like rda_vp queue.
+    if not slowcc.red_available():
+        pytest.skip("the `red` queue kind is not in this build")
+    r = slowcc.run_compat(slowcc.VARIANTS["TFRC(8)"], 15e6, 100.0)
+    assert 0.75 <= r["ratio"] <= 1.25, r
+    assert r["alt_cov100ms"] < r["tcp_cov100ms"], r
+
+
+@pytest.mark.slow
+def test_tfrc_within_25_percent_of_tcp_at_every_link_rate_in_full_runs():
+    if not slowcc.red_available():
+        pytest.skip("the `red` queue kind is not in this build")
+    for link in (3e6, 7.5e6, 15e6, 30e6):
+        r = slowcc.run_compat(slowcc.VARIANTS["TFRC(8)"], link, 100.0)
+        assert 0.75 <= r["ratio"] <= 1.25, r
+        assert r["alt_cov100ms"] < r["tcp_cov100ms"], r
+
+
+def test_quick_cbr_run_shows_loss_only_while_the_cbr_is_on():
+    res = slowcc.run_cbr(slowcc.VARIANTS["TFRC(8)"], scale=0.2)
+    loss = res["loss"]
+    off = loss[(loss.index > 20) & (loss.index <= 26)].mean()
+    on = loss[loss.index > 32].mean()
+    assert on > off
+    assert not math.isnan(res["halving_s"])
+
+
+def test_quick_reproduction_writes_a_report_with_verdicts(tmp_path):
+    seen = []
+    report = slowcc.reproduce(tmp_path, quick=True, progress=lambda label, frac: seen.append(frac))
+    text = report.read_text()
+    assert "| claim | ours | verdict |" in text
+    assert text.count("agrees") + text.count("differs") >= 5
+    for v in slowcc.VARIANTS.values():
+        if not slowcc.available(v):
+            assert v.label in text.split("Skipped variants")[1].split("\n")[0]
+    assert (tmp_path / "fig17_19_square_wave.png").exists()
+    assert seen[-1] == 1.0
+
+
+@pytest.mark.slow
+def test_full_reproduction_writes_the_report(tmp_path):
+    report = slowcc.reproduce(tmp_path, quick=False)
+    text = report.read_text()
+    assert "Claims" in text and (tmp_path / "fig06_loss_rate.png").exists()

@@ -1,0 +1,177 @@
+"""Sweeps that compare anything (issue 16): values, addressing, typed columns, zip, plans, seeds."""
+
+import json
+import warnings
+
+import pytest
+
+import pinchpoint as pp
+from pinchpoint.plan import Plan, PlanError, sobol
+from pinchpoint.scenario import ParameterError
+from pinchpoint.store import Store
+from pinchpoint.sweep import SeedWarning, parse_values, seed_sources, sweep, typed_columns
+
+
+def tiny(duration="1s"):
+    s = pp.Scenario("tiny", duration=duration)
+    s.host("a").host("b").router("r")
+    s.link("a", "r", rate="100Mbps", delay="1ms").link("r", "b", rate="5Mbps", delay="10ms")
+    s.flow("f1", "a", "b", cc="newreno")
+    return s
+
+
+def test_cli_values_are_json_toml_or_plain_text():
+    assert parse_values('{"kind":"droptail","limit_pkts":20}') == [{"kind": "droptail", "limit_pkts": 20}]
+    assert parse_values('{kind="droptail",limit_pkts=20},{kind="rda"}') == [
+        {"kind": "droptail", "limit_pkts": 20}, {"kind": "rda"}]
+    assert parse_values('[{"kind":"droptail"}, {"kind":"sda"}]') == [{"kind": "droptail"}, {"kind": "sda"}]
+    assert parse_values("reno,newreno") == ["reno", "newreno"]
+    assert parse_values("5Mbps,15Mbps") == ["5Mbps", "15Mbps"]
+    assert parse_values("1,2.5,true") == [1, 2.5, True]
+    assert parse_values('"a,b",c') == ["a,b", "c"]
+
+
+def test_parameters_address_list_elements_by_name_link_and_index():
+    s = tiny()
+    s.set("flows.f1.cc", "reno").set("links.r->b.queue", {"kind": "droptail", "limit_pkts": 7})
+    s.set("links.0.delay", "2ms").set("nodes.r.kind", "router")
+    assert s.data["flows"][0]["cc"] == "reno"
+    assert s.data["links"][1]["queue"]["limit_pkts"] == 7
+    assert s.data["links"][0]["delay"] == "2ms"
+
+
+@pytest.mark.parametrize("path, words", [
+    ("flows.f9.cc", ["flows.f9.cc", "no element named 'f9'", "f1"]),
+    ("links.7.rate", ["links.7.rate", "out of range", "2 element"]),
+    ("links.b->r.rate", ["links.b->r.rate", "written r->b"]),
+    ("flows.f1.cc.kind", ["flows.f1.cc.kind", "is a value"]),
+])
+def test_unknown_names_and_indices_name_the_parameter(path, words):
+    s = tiny()
+    s.set("flows.f1.cc", "newreno")
+    with pytest.raises(ParameterError) as e:
+        s.set(path, 1)
+    for w in words:
+        assert w in str(e.value)
+
+
+def test_typed_columns_parse_quantities_and_table_fields():
+    assert typed_columns("links.r->b.rate", "15Mbps") == {"links.r->b.rate_bps": 15e6}
+    assert typed_columns("x.delay", "250us") == {"x.delay_s": pytest.approx(250e-6)}
+    assert typed_columns("x.size", "64KiB") == {"x.size_bytes": 65536.0}
+    assert typed_columns("q", {"kind": "droptail", "limit_bytes": "3KB"}) == {
+        "q.kind": "droptail", "q.limit_bytes": "3KB", "q.limit_bytes_bytes": 3000.0}
+    assert typed_columns("cc", "reno") == {}
+
+
+def test_sobol_matches_the_published_sequence_and_stratifies_every_dimension():
+    pts = sobol(8, 2)
+    assert pts == [[0, 0], [0.5, 0.5], [0.75, 0.25], [0.25, 0.75], [0.375, 0.375], [0.875, 0.875],
+                   [0.625, 0.125], [0.125, 0.625]]
+    # Each one-dimensional projection of the first 2^k points has one point per 1/2^k interval.
+    pts = sobol(64, 13)
+    for d in range(13):
+        assert sorted(int(p[d] * 64) for p in pts) == list(range(64))
+
+
+def test_plan_file_crosses_grid_zip_and_draws(tmp_path):
+    f = tmp_path / "plan.toml"
+    f.write_text('''
+seeds = [3]
+[grid]
+"flows.f1.cc" = ["reno", "newreno"]
+[[zip]]
+"links.r->b.rate" = ["5Mbps", "10Mbps"]
+"links.r->b.delay" = ["10ms", "20ms"]
+[sobol]
+n = 4
+"links.a->r.delay" = { min = "1ms", max = "3ms" }
+"flows.f1.tcp.mss" = { min = 500, max = 1400 }
+''')
+    p = Plan.from_file(f)
+    pts = p.points()
+    assert len(pts) == 2 * 2 * 4 and p.seeds == [3]
+    assert {(x["links.r->b.rate"], x["links.r->b.delay"]) for x in pts} == {("5Mbps", "10ms"), ("10Mbps", "20ms")}
+    assert {x["links.a->r.delay"] for x in pts} == {"0.001s", "0.002s", "0.0025s", "0.0015s"}
+    assert all(isinstance(x["flows.f1.tcp.mss"], int) and 500 <= x["flows.f1.tcp.mss"] <= 1400 for x in pts)
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[[zip]]\n"a" = [1, 2]\n"b" = [1]\n')
+    with pytest.raises(PlanError, match="one length"):
+        Plan.from_file(bad)
+
+
+def test_seed_sources_find_the_random_components():
+    s = tiny()
+    assert seed_sources(s.to_dict()) == []
+    s.set("flows.f1.start_jitter", "10ms")
+    s.set("links.r->b.queue", {"kind": "rda_fp"})
+    assert seed_sources(s.to_dict()) == ["flows.f1.start_jitter", "links.r->b.queue=rda_fp"]
+
+
+def test_sweep_over_queue_tables_with_zip_typed_columns_and_a_stored_plan(tmp_path):
+    db = tmp_path / "s.duckdb"
+    queues = [{"kind": "droptail", "limit_pkts": 5}, {"kind": "droptail", "limit_pkts": 40}]
+    s = tiny()
+    s.metrics(series_interval="100ms")
+    with pytest.warns(SeedWarning, match="no random component"):
+        t = sweep(s, {"links.r->b.queue": queues}, zip={"links.r->b.rate": ["15Mbps", "5Mbps"],
+                                                              "flows.f1.cc": ["reno", "newreno"]},
+                  seeds=[1, 2], store=db, workers=2, keep=["series"])
+    assert len(t) == 8
+    assert list(t["links.r->b.rate_bps"].unique()) == [5e6, 15e6]  # numeric order, not text order
+    assert t["links.r->b.queue.limit_pkts"].isin([5, 40]).all()
+    assert json.loads(t["links.r->b.queue"].iloc[0])["kind"] == "droptail"
+    assert (t["seeds_differ"] == False).all() and (t["seed_sources"] == "").all()  # noqa: E712
+    fast = t[t["links.r->b.rate_bps"] == 15e6]["goodput_bps"].mean()
+    slow = t[t["links.r->b.rate_bps"] == 5e6]["goodput_bps"].mean()
+    assert fast > 1.5 * slow
+    st = Store(db)
+    plans = st.query("SELECT id, plan FROM plans")
+    assert len(plans) == 1 and "links.r->b.queue" in plans["plan"][0]
+    tags = st.query("SELECT tags FROM runs")["tags"]
+    assert all(json.loads(x)["plan"] == plans["id"][0] for x in tags)
+    # --keep series: every run's tables as Parquet beside the store.
+    for key in t["run"]:
+        r = pp.Results.read(st.series_dir / key)
+        assert r.flow_series.num_rows > 0 and r.meta["run"] == key
+
+
+def test_seeds_of_a_jittered_scenario_are_replications(tmp_path):
+    s = tiny()
+    s.set("flows.f1.start_jitter", "200ms")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SeedWarning)
+        t = sweep(s, {}, seeds=[1, 2, 3], store=tmp_path / "j.duckdb", workers=1)
+    assert len(t) == 3 and t["seeds_differ"].all()
+    assert t["seed_sources"].iloc[0] == "flows.f1.start_jitter"
+
+
+def test_a_sweep_with_an_unknown_parameter_says_which(tmp_path):
+    with pytest.raises(ParameterError, match="flows.f2.cc"):
+        sweep(tiny(), {"flows.f2.cc": ["reno"]}, store=tmp_path / "x.duckdb")
+
+
+def test_the_builder_takes_every_flow_field_and_names_unknown_ones():
+    s = tiny()
+    s.flow("f2", "a", "b", start_jitter="50ms", transport="tcp")
+    assert s.data["flows"][1]["start_jitter"] == "50ms"
+    with pytest.raises(pp.ScenarioError, match=r"flows\[2\] \(g\): unknown field 'start_jiter'.*start_jitter"):
+        s.flow("g", "a", "b", start_jiter="1s")
+    with pytest.raises(pp.ScenarioError, match=r"links\[2\] \(a->b\): unknown field 'queu'"):
+        s.link("a", "b", rate="1Mbps", delay="1ms", queu={})
+    with pytest.raises(pp.ScenarioError, match=r"tcp: unknown field 'msss'"):
+        s.flow("h", "a", "b", tcp={"msss": 500})
+
+
+def test_builder_errors_name_the_field_path_not_a_position_in_internal_json():
+    s = tiny()
+    s.set("links.r->b.rate", "10 parsecs")
+    with pytest.raises(pp.ScenarioError) as e:
+        pp.run(s)
+    assert "links[1].rate" in str(e.value) and "line 1" not in str(e.value) and "column" not in str(e.value)
+
+
+def test_an_invalid_sweep_point_is_named_before_anything_runs(tmp_path):
+    with pytest.raises(pp.ScenarioError, match=r"sweep point links.r->b.rate=10 parsecs: .*links\[1\].rate"):
+        sweep(tiny(), {"links.r->b.rate": ["5Mbps", "10 parsecs"]}, store=tmp_path / "x.duckdb")
+    assert not (tmp_path / "x.duckdb").exists() and not (tmp_path / "x.duckdb.spool").exists()
