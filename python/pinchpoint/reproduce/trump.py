@@ -411,16 +411,27 @@ if __name__ == "__main__":  # pragma: no cover
 
 # ---- running and comparing ------------------------------------------------------------------
 
-def phases(res: Any) -> list[tuple[float, float, list[str]]]:
-    """Intervals between consecutive flow starts and completions, with the flows active in each
-    (a flow is active from its start until its last packet is acknowledged)."""
+def route_change_times(path: Path) -> list[float]:
+    """Times of the scenario's timed route changes, s."""
+    import tomllib
+
+    from .. import _native
+
+    resolved = tomllib.loads(_native.validate(path.read_text(), str(path), "toml"))
+    return sorted({int(str(r.get("at", "0ps"))[:-2]) * 1e-12 for r in resolved.get("routes", [])} - {0.0})
+
+
+def phases(res: Any, extra_cuts: list[float] = ()) -> list[tuple[float, float, list[str]]]:
+    """Intervals between consecutive flow starts and completions (and ``extra_cuts``, such as
+    route changes), with the flows active in each (a flow is active from its start until its
+    last packet is acknowledged)."""
     f = res.flows
     names = list(f["flow"])
     start = dict(zip(names, (float(x) for x in f["start_s"])))
     end = {n: (s + float(d) if not math.isnan(float(d)) else math.inf)
            for n, s, d in zip(names, start.values(), f["fct_s"])}
     stop = float(res.meta["end_time_s"])
-    cuts = sorted({0.0, stop, *start.values(), *(e for e in end.values() if e < stop)})
+    cuts = sorted({0.0, stop, *start.values(), *(e for e in end.values() if e < stop), *(c for c in extra_cuts if c < stop)})
     out = []
     for a, b in zip(cuts, cuts[1:]):
         act = [n for n in names if start[n] <= a and end[n] > a]
@@ -439,7 +450,7 @@ def rate_errors(res: Any, path: Path, settle_s: float) -> list[dict[str, Any]]:
 
     fs = res.flow_series.to_pandas()
     rows = []
-    for a, b, act in phases(res):
+    for a, b, act in phases(res, route_change_times(path)):
         lo = a + settle_s
         if lo >= b:
             continue
@@ -525,7 +536,7 @@ def reproduce(out_dir: Path, quick: bool = False, progress: Callable[[str, float
             fig, ax = plt.subplots(figsize=(8, 4))
             for n, g in fs.groupby("flow"):
                 ax.plot(g.t_s, g.rate_bps, label=f"{n} RBCC", lw=1)
-            for a, b, act in phases(res):
+            for a, b, act in phases(res, route_change_times(path)):
                 opt = __import__("pinchpoint.optimum", fromlist=["maxmin"]).maxmin(path, at=(a + b) / 2, active=act).rates_bps
                 for n, r in opt.items():
                     ax.hlines(r, a, b, colors="k", linestyles="dotted", lw=1)
