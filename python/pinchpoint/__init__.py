@@ -14,6 +14,7 @@ runs them, and hands results back as pandas DataFrames and Arrow tables.
 
 from ._native import ScenarioError, __version__
 from .api import load, run, validate
+from .optimum import maxmin
 from .results import Results
 from .scenario import Scenario, bulk, cbr, file, poisson
 
@@ -24,6 +25,7 @@ __all__ = [
     "run",
     "load",
     "validate",
+    "maxmin",
     "bulk",
     "file",
     "cbr",

@@ -192,6 +192,28 @@ def validate(files: Annotated[list[Path], typer.Argument(help="Scenario files (T
 
 
 @app.command()
+def maxmin(
+    scenario: Annotated[Path, typer.Argument(help="Scenario file (TOML).")],
+    at: Annotated[float, typer.Option("--at", help="Instant, s: routes then in force; flows started by then are active.")] = 0.0,
+    active: Annotated[Optional[str], typer.Option(help="Comma-separated flow names to count as active (overrides start times).")] = None,
+) -> None:
+    """Max-min fair rates of the scenario's flows at an instant (ack overhead and desired rates included)."""
+    from .optimum import maxmin as calc
+
+    try:
+        res = calc(scenario, at=at, active=active.split(",") if active else None)
+    except (_native.ScenarioError, ValueError) as e:
+        _fail(str(e))
+        return
+    t = Table(title=f"max-min fair rates at t = {at:g} s ({res.iterations} fixed-point iterations)")
+    for c in ("flow", "rate (bit/s)", "limited by"):
+        t.add_column(c, justify="right" if c.startswith("rate") else "left")
+    for f, r, why in res.table():
+        t.add_row(f, f"{r:,.1f}", why)
+    out_console.print(t)
+
+
+@app.command()
 def bench(
     flows: Annotated[str, typer.Option(help="Comma-separated flow counts.")] = "10,100",
     sim_s: Annotated[float, typer.Option("--sim-s", help="Simulated seconds per run.")] = 30.0,

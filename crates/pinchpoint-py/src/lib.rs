@@ -45,6 +45,21 @@ fn preset_dumbbell(n: usize, sim_s: f64) -> String {
     serde_json::to_string(&presets::dumbbell(n, sim_s)).expect("preset serialises")
 }
 
+/// Ports and every flow's paths at time `t_s` (for the max-min calculator): a dict with
+/// `ports` = [(name, rate_bps)] and `flows` = [(name, forward port indices, reverse port indices)].
+#[pyfunction]
+#[pyo3(signature = (text, origin, fmt = "toml", t_s = 0.0))]
+fn paths_at<'py>(py: Python<'py>, text: &str, origin: &str, fmt: &str, t_s: f64) -> PyResult<Bound<'py, PyDict>> {
+    let sc = parse(text, origin, fmt)?;
+    let sim = pinchpoint_core::build(&sc, None, origin).map_err(|e| ScenarioError::new_err(e.to_string()))?;
+    let d = PyDict::new(py);
+    let ports: Vec<(String, u64)> = sim.ports().iter().map(|p| (p.name.clone(), p.rate_bps)).collect();
+    d.set_item("ports", ports)?;
+    let flows: Vec<(String, Vec<u32>, Vec<u32>)> = sim.paths_at(secs_to_ps(t_s)).into_iter().map(|f| (f.flow, f.forward, f.reverse)).collect();
+    d.set_item("flows", flows)?;
+    Ok(d)
+}
+
 /// A built simulation.
 #[pyclass(name = "Simulation")]
 struct PySimulation {
@@ -177,6 +192,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(preset_dumbbell, m)?)?;
     m.add_function(wrap_pyfunction!(json_schema, m)?)?;
+    m.add_function(wrap_pyfunction!(paths_at, m)?)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("ResourceLimitError", m.py().get_type::<ResourceLimitError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

@@ -20,6 +20,7 @@ from pathlib import Path
 REPRODUCTIONS: dict[str, tuple[str, str]] = {
     "isda": ("pinchpoint.reproduce.isda", "Mixed TCP/UDP drop policies: RDA, RDA/FP, RDA/VP, SDA, ISDA"),
     "atn": ("pinchpoint.reproduce.atn", "ATN WP/267 exercises 1-6"),
+    "trump": ("pinchpoint.reproduce.trump", "TRUMP/RBCC vs TCP Reno and Vegas (Toomey thesis ch. 9)"),
     "slowcc": ("pinchpoint.reproduce.slowcc", "Slowly-responsive congestion control: TFRC(k), AIMD, binomial"),
 }
 

@@ -103,6 +103,8 @@ pub struct Series {
     pub flow_rwnd_bytes: Vec<u64>,
     /// Smoothed RTT, s.
     pub flow_srtt_s: Vec<f64>,
+    /// Sending rate of rate-based transports, bit/s.
+    pub flow_rate_bps: Vec<f64>,
     /// Port samples: time, s.
     pub port_t: Vec<f64>,
     /// Port index.

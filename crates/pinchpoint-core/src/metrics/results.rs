@@ -197,7 +197,8 @@ impl Results {
             .col("acked_bytes", ColumnData::U64(s.flow_acked_bytes.clone()))
             .col("cwnd_bytes", ColumnData::U64(s.flow_cwnd_bytes.clone()))
             .col("rwnd_bytes", ColumnData::U64(s.flow_rwnd_bytes.clone()))
-            .col("srtt_s", ColumnData::F64(s.flow_srtt_s.clone()));
+            .col("srtt_s", ColumnData::F64(s.flow_srtt_s.clone()))
+            .col("rate_bps", ColumnData::F64(s.flow_rate_bps.clone()));
         let mut port_series = Table::default();
         port_series
             .col("t_s", ColumnData::F64(s.port_t.clone()))
@@ -292,6 +293,7 @@ impl super::Series {
             self.flow_cwnd_bytes.push(r.cwnd_bytes);
             self.flow_rwnd_bytes.push(r.rwnd_bytes);
             self.flow_srtt_s.push(ps_to_secs(r.srtt_ps));
+            self.flow_rate_bps.push(r.rate_bps);
         }
         for (i, p) in ports.iter().enumerate() {
             self.port_t.push(t);

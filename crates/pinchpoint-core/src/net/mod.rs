@@ -2,6 +2,7 @@
 
 pub mod packet;
 pub mod port;
+pub mod route_query;
 pub mod routing;
 
 pub use packet::{Packet, PacketKind, PacketSlab};

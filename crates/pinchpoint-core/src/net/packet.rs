@@ -43,6 +43,10 @@ pub mod flags {
     /// More network packets of the same TPDU follow (a TPDU split into several NPDUs,
     /// ATN WP/267 s5.2); the receiver acknowledges at the TPDU's last packet.
     pub const MORE: u8 = 1 << 4;
+    /// TRUMP connection setup (a forward control packet) or its acknowledgement (an ack).
+    pub const SETUP: u8 = 1 << 5;
+    /// RBCC Rate Quench: a control packet a congested router sends straight back to the source.
+    pub const QUENCH: u8 = 1 << 6;
 }
 
 /// One packet. 112 bytes; see the size test below.
@@ -57,10 +61,17 @@ pub struct Packet {
     pub sent_at: SimTime,
     /// Timestamp echoed by the receiver (RFC 7323 TSecr), for RTT samples.
     pub ts_echo: SimTime,
-    /// Explicit rate the routers allow on the forward path (RBCC), bit/s.
-    pub rate_bps: f64,
-    /// The forward-path rate reflected back to the source (RBCC / TRUMP), bit/s.
-    pub return_rate_bps: f64,
+    /// RBCC Rate: the explicit rate the routers allow on the forward path, bit/s (the source
+    /// writes its desired rate or infinity; routers only lower it). 0: not a rate-controlled
+    /// packet. f32 as the thesis suggests (Toomey 1996 s12: IEEE-754 single, able to hold infinity).
+    pub rate_bps: f32,
+    /// RBCC Return_Rate, bit/s: on acknowledgements the Rate the destination received, on data
+    /// the rate the source currently sends at.
+    pub return_rate_bps: f32,
+    /// Id of the RBCC port that last lowered `rate_bps` (0: the source's desired rate).
+    pub rate_by: u32,
+    /// Id of the port that set `return_rate_bps` (the flow's current bottleneck).
+    pub return_rate_by: u32,
     /// Flow this packet belongs to (index into the flow arena).
     pub flow: u32,
     /// Route the packet follows (index into the route arena).

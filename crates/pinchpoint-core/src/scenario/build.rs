@@ -231,5 +231,9 @@ fn build_transport(f: &FlowConfig, start: SimTime) -> AnyTransport {
             let stop = dur.map_or(SimTime::MAX, |d| start.saturating_add(d.0));
             AnyTransport::Udp(UdpFlow::new(gaps, rate.0, size.0 as u32, stop, f.priority))
         }
+        TransportKind::Trump => {
+            let WorkloadConfig::File { size } = f.workload else { unreachable!("validated: trump carries a file") };
+            AnyTransport::Trump(Box::new(crate::transport::trump::TrumpFlow::new(&f.trump.clone().unwrap_or_default(), size.0, f.priority)))
+        }
     }
 }

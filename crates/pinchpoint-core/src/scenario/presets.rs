@@ -73,6 +73,7 @@ pub fn dumbbell(n: usize, sim_s: f64) -> Scenario {
             transport: TransportKind::Tcp,
             cc: None,
             tcp: tcp.clone(),
+            trump: None,
             tfrc: None,
             shaper: None,
             priority: 0,

@@ -222,6 +222,9 @@ pub struct FlowConfig {
     /// TCP settings.
     #[serde(default)]
     pub tcp: TcpConfig,
+    /// TRUMP settings (only with `transport = "trump"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trump: Option<crate::transport::trump::TrumpConfig>,
     /// TFRC settings (only with `transport = "tfrc"`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tfrc: Option<crate::transport::tfrc::TfrcConfig>,
@@ -242,6 +245,8 @@ pub enum TransportKind {
     Tcp,
     /// Unresponsive datagrams (CBR, Poisson).
     Udp,
+    /// TRUMP: rate-based reliable transport paced by RBCC routers' explicit rates.
+    Trump,
     /// TCP-Friendly Rate Control (RFC 5348), bulk workload only.
     Tfrc,
 }

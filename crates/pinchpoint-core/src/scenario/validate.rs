@@ -158,7 +158,7 @@ pub fn validate(sc: &Scenario) -> Result<(), Problem> {
         }
         match (&f.workload, f.transport) {
             (WorkloadConfig::Bulk, TransportKind::Tcp | TransportKind::Tfrc) => {}
-            (WorkloadConfig::File { size }, TransportKind::Tcp) => {
+            (WorkloadConfig::File { size }, TransportKind::Tcp | TransportKind::Trump) => {
                 if size.0 == 0 {
                     return err(format!("flows[{i}].workload.size"), "expected at least 1 byte");
                 }
@@ -185,6 +185,7 @@ pub fn validate(sc: &Scenario) -> Result<(), Problem> {
                 let ok = match t {
                     TransportKind::Tcp => "bulk or file",
                     TransportKind::Udp => "cbr or poisson",
+                    TransportKind::Trump => "file",
                     TransportKind::Tfrc => "bulk",
                 };
                 return err(format!("flows[{i}].workload.kind"), format!("expected {ok} for transport '{t:?}', got '{wk}'").to_lowercase());
@@ -199,6 +200,37 @@ pub fn validate(sc: &Scenario) -> Result<(), Problem> {
             if let Some(cc) = &f.cc {
                 let facts = crate::transport::tcp::cc::TcpFacts { ecn: f.tcp.ecn, mss: f.tcp.mss };
                 cc.validate_with(&facts).or_else(|p| err(format!("flows[{i}].{}", p.field), p.message))?;
+            }
+        }
+        if f.trump.is_some() && f.transport != TransportKind::Trump {
+            return err(format!("flows[{i}].trump"), "TRUMP settings have no effect unless transport = \"trump\"");
+        }
+        if f.transport == TransportKind::Trump {
+            if f.cc.is_some() {
+                return err(format!("flows[{i}].cc"), "a congestion controller has no effect on a TRUMP flow (its rate comes from RBCC routers)");
+            }
+            let t = f.trump.clone().unwrap_or_default();
+            if t.packet_size.0 == 0 || t.packet_size.0 > u32::MAX as u64 / 2 {
+                return err(format!("flows[{i}].trump.packet_size"), "expected a positive size");
+            }
+            if let Some(m) = t.packet_size_max {
+                if m.0 < t.packet_size.0 || m.0 > u32::MAX as u64 / 2 {
+                    return err(format!("flows[{i}].trump.packet_size_max"), "expected a size at least packet_size");
+                }
+            }
+            if t.ack_size.0 == 0 {
+                return err(format!("flows[{i}].trump.ack_size"), "expected a positive size");
+            }
+            if t.sack_every == 0 {
+                return err(format!("flows[{i}].trump.sack_every"), "expected at least 1 packet per acknowledgement");
+            }
+            if let Some(r) = t.desired_rate {
+                if r.0.is_nan() || r.0 <= 0.0 {
+                    return err(format!("flows[{i}].trump.desired_rate"), "expected a positive rate");
+                }
+            }
+            if t.setup_interval.0 == 0 {
+                return err(format!("flows[{i}].trump.setup_interval"), "expected a positive duration");
             }
         }
         match (&f.tfrc, f.transport) {

@@ -6,6 +6,7 @@ use crate::sim::{SimRng, SimTime};
 
 pub mod credit;
 pub mod tcp;
+pub mod trump;
 pub mod tfrc;
 pub mod udp;
 
@@ -90,6 +91,8 @@ pub struct TransportReport {
     pub rtt_min_ps: SimTime,
     /// Largest RTT sample, ps.
     pub rtt_max_ps: SimTime,
+    /// Sending rate of a rate-based transport (TRUMP's Return_Rate), bit/s; 0 for others.
+    pub rate_bps: f64,
 }
 
 /// The two ends of a flow.
@@ -115,6 +118,8 @@ pub enum AnyTransport {
     Tcp(Box<tcp::TcpConnection>),
     /// Unresponsive datagrams.
     Udp(udp::UdpFlow),
+    /// Rate-based reliable transport over RBCC (Toomey).
+    Trump(Box<trump::TrumpFlow>),
     /// Equation-based rate control (RFC 5348).
     Tfrc(Box<tfrc::TfrcFlow>),
 }
@@ -125,6 +130,7 @@ impl Transport for AnyTransport {
         match self {
             AnyTransport::Tcp(t) => t.on_start(ctx),
             AnyTransport::Udp(u) => u.on_start(ctx),
+            AnyTransport::Trump(t) => t.on_start(ctx),
             AnyTransport::Tfrc(t) => t.on_start(ctx),
         }
     }
@@ -133,6 +139,7 @@ impl Transport for AnyTransport {
         match self {
             AnyTransport::Tcp(t) => t.on_packet(pkt, ctx),
             AnyTransport::Udp(u) => u.on_packet(pkt, ctx),
+            AnyTransport::Trump(t) => t.on_packet(pkt, ctx),
             AnyTransport::Tfrc(t) => t.on_packet(pkt, ctx),
         }
     }
@@ -141,6 +148,7 @@ impl Transport for AnyTransport {
         match self {
             AnyTransport::Tcp(t) => t.on_timer(slot, ctx),
             AnyTransport::Udp(u) => u.on_timer(slot, ctx),
+            AnyTransport::Trump(t) => t.on_timer(slot, ctx),
             AnyTransport::Tfrc(t) => t.on_timer(slot, ctx),
         }
     }
@@ -148,6 +156,7 @@ impl Transport for AnyTransport {
         match self {
             AnyTransport::Tcp(t) => t.is_complete(),
             AnyTransport::Udp(u) => u.is_complete(),
+            AnyTransport::Trump(t) => t.is_complete(),
             AnyTransport::Tfrc(t) => t.is_complete(),
         }
     }
@@ -155,6 +164,7 @@ impl Transport for AnyTransport {
         match self {
             AnyTransport::Tcp(t) => t.is_finite(),
             AnyTransport::Udp(u) => u.is_finite(),
+            AnyTransport::Trump(t) => t.is_finite(),
             AnyTransport::Tfrc(t) => t.is_finite(),
         }
     }
@@ -162,6 +172,7 @@ impl Transport for AnyTransport {
         match self {
             AnyTransport::Tcp(t) => t.report(),
             AnyTransport::Udp(u) => u.report(),
+            AnyTransport::Trump(t) => t.report(),
             AnyTransport::Tfrc(t) => t.report(),
         }
     }

@@ -863,6 +863,7 @@ impl TcpSender {
             rtt_sum_ps: self.rtt_sum_ps,
             rtt_min_ps: if self.rtt_samples > 0 { self.rtt_min_ps } else { 0 },
             rtt_max_ps: self.rtt_max_ps,
+            rate_bps: 0.0,
         }
     }
 }

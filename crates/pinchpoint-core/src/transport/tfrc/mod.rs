@@ -155,7 +155,8 @@ impl Feedback {
             size_bytes,
             sent_at,
             ts_echo: self.ts_echo,
-            return_rate_bps: self.x_recv_bytes_per_s * 8.0,
+            // Packet rate fields are f32 (RBCC, seed 002): X_recv keeps 7 significant digits.
+            return_rate_bps: (self.x_recv_bytes_per_s * 8.0) as f32,
             ack: self.p.to_bits(),
             window_bytes: self.losses_since_last,
             ..Default::default()
@@ -165,7 +166,7 @@ impl Feedback {
     pub fn from_packet(pkt: &Packet) -> Self {
         Feedback {
             ts_echo: pkt.ts_echo,
-            x_recv_bytes_per_s: pkt.return_rate_bps / 8.0,
+            x_recv_bytes_per_s: pkt.return_rate_bps as f64 / 8.0,
             p: f64::from_bits(pkt.ack),
             losses_since_last: pkt.window_bytes,
         }

@@ -10,7 +10,7 @@
 //! Windows in the cubic arithmetic are in segments (f64), as in the RFC; the sender sees bytes.
 //! Deliberate differences from Linux and ns-3 are listed in `docs/algorithms/cubic.md`.
 
-use super::{check_range, AckSample, CcInit, CcProblem, CcSettings, CongestionControl, RecoveryStyle, TcpFacts};
+use super::{check_range, AckSample, CcInit, CcProblem, CcSettings, CongestionControl, TcpFacts};
 use crate::sim::{SimTime, PS_PER_S};
 use serde::{Deserialize, Serialize};
 
@@ -321,9 +321,6 @@ impl CongestionControl for Cubic {
         // RFC 9438 s4.8: ssthresh as on loss, cwnd as Reno after a timeout (one segment).
         self.reduce(in_flight, mss);
         self.cwnd = mss as f64;
-    }
-    fn recovery(&self) -> RecoveryStyle {
-        RecoveryStyle::NewReno
     }
 }
 

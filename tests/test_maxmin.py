@@ -1,0 +1,85 @@
+"""The max-min optimum calculator reproduces the thesis's optimum tables (Toomey ch. 9 s9.4.1
+and s9.5) from the topology and flows alone, and behaves like max-min on textbook cases."""
+
+import math
+
+import pytest
+
+import pinchpoint as pp
+from pinchpoint.reproduce import trump as rep
+from pinchpoint.scenario import Scenario
+
+S2 = rep.scenario_path("s2", "trump")
+S2A = rep.scenario_path("s2a", "trump")
+
+# (instant, active flows) for each row of the thesis tables; Off6/Off8 rows need the flows
+# named explicitly since completion times come from a run.
+ROWS = [
+    (5.0, None),
+    (15.0, None),
+    (100.0, None),
+    (150.0, None),
+    (250.0, ["s5", "s7", "s8"]),
+    (500.0, ["s5", "s7"]),
+]
+
+
+@pytest.mark.parametrize("sid,path", [("s2", S2), ("s2a", S2A)])
+def test_the_calculator_reproduces_the_thesis_optimum_tables_to_the_printed_digit(sid, path):
+    for (at, active), (_, want) in zip(ROWS, rep.OPTIMUM_TABLES[sid]):
+        got = pp.maxmin(path, at=at, active=active).rates_bps
+        assert set(got) == set(want), (sid, at)
+        for f, r in want.items():
+            assert round(got[f], 1) == r, (sid, at, f, got[f])
+
+
+def test_the_acks_of_the_reverse_flow_fill_both_directions_of_the_bottleneck():
+    res = pp.maxmin(S2, at=100.0)
+    cap, data, ack = res.ports["r2->r3"]
+    assert data + ack == pytest.approx(cap, rel=1e-12)
+    cap, data, ack = res.ports["r3->r2"]
+    assert data + ack == pytest.approx(cap, rel=1e-12)
+    assert res.bottleneck["s8"] == "r3->r2"
+
+
+def test_a_desired_rate_caps_the_flow_and_is_reported_as_its_limit():
+    res = pp.maxmin(S2A, at=150.0)
+    assert res.rates_bps["s6"] == pytest.approx(18000.0)
+    assert res.bottleneck["s6"] == "desired rate"
+
+
+def _parking_lot() -> Scenario:
+    # Classic max-min example: A crosses two 1 Mbit/s links, B the first only, C the second only,
+    # D the first only: first link shared by A, B, D -> 1/3 each; C gets the rest of link 2: 2/3.
+    s = Scenario("parking", duration="1s")
+    for h in ("a", "b", "c", "d", "x", "y", "z"):
+        s.host(h)
+    for r in ("r1", "r2", "r3"):
+        s.router(r)
+    s.link("r1", "r2", rate="1Mbps", delay="1ms").link("r2", "r3", rate="1Mbps", delay="1ms")
+    for h, r in (("a", "r1"), ("b", "r1"), ("d", "r1"), ("c", "r2"), ("x", "r3"), ("y", "r2"), ("z", "r3")):
+        s.link(h, r, rate="100Mbps", delay="1ms")
+    for name, src, dst in (("A", "a", "x"), ("B", "b", "y"), ("D", "d", "y"), ("C", "c", "z")):
+        s.flow(name, src, dst, workload=pp.cbr("10Mbps", 1000), transport="udp")
+    return s
+
+
+def test_textbook_parking_lot_without_acks_is_max_min_fair():
+    r = pp.maxmin(_parking_lot()).rates_bps
+    assert r["A"] == pytest.approx(1e6 / 3) and r["B"] == pytest.approx(1e6 / 3) and r["D"] == pytest.approx(1e6 / 3)
+    assert r["C"] == pytest.approx(2e6 / 3)
+    assert math.fsum(r[f] for f in ("A", "C")) == pytest.approx(1e6)
+
+
+def test_the_route_in_force_at_the_instant_is_used():
+    p = rep.scenario_path("s8", "trump")
+    before = pp.maxmin(p, at=99.0).rates_bps
+    after = pp.maxmin(p, at=101.0).rates_bps
+    assert before["s5"] == pytest.approx(31168.83, abs=0.01)
+    assert after["s5"] > 400_000  # the 512 kbit/s path (less the acks it does not carry)
+    assert after["s7"] > 60_000  # alone on 2->3 except for the acks of s8
+
+
+def test_unknown_active_flow_is_refused_by_name():
+    with pytest.raises(ValueError, match="nosuch"):
+        pp.maxmin(S2, at=10.0, active=["nosuch"])
