@@ -49,6 +49,9 @@ pub fn validate(sc: &Scenario) -> Result<(), Problem> {
     for (i, l) in sc.links.iter().enumerate() {
         let a = node(format!("links[{i}].a"), &l.a)?;
         let b = node(format!("links[{i}].b"), &l.b)?;
+        if let Some(Err((field, expected))) = l.loss.as_ref().map(|c| c.validate()) {
+            return err(format!("links[{i}].loss.{field}"), expected);
+        }
         if a == b {
             return err(format!("links[{i}].b"), format!("a link must join two different nodes, got '{}' twice", l.a));
         }
@@ -109,26 +112,12 @@ pub fn validate(sc: &Scenario) -> Result<(), Problem> {
                 return err(format!("flows[{i}].{which}"), format!("'{}' is a router; flows run between hosts", sc.nodes[idx].name));
             }
         }
-        match (&f.workload, f.transport) {
-            (WorkloadConfig::Bulk | WorkloadConfig::File { .. }, TransportKind::Tcp) => {}
-            (WorkloadConfig::Cbr { rate, packet_size, .. } | WorkloadConfig::Poisson { rate, packet_size, .. }, TransportKind::Udp) => {
-                if rate.0.is_nan() || rate.0 <= 0.0 {
-                    return err(format!("flows[{i}].workload.rate"), "expected a positive rate");
-                }
-                if packet_size.0 == 0 {
-                    return err(format!("flows[{i}].workload.packet_size"), "expected a positive size");
-                }
-            }
-            (w, t) => {
-                let wk = match w {
-                    WorkloadConfig::Bulk => "bulk",
-                    WorkloadConfig::File { .. } => "file",
-                    WorkloadConfig::Cbr { .. } => "cbr",
-                    WorkloadConfig::Poisson { .. } => "poisson",
-                };
-                let ok = if t == TransportKind::Tcp { "bulk or file" } else { "cbr or poisson" };
-                return err(format!("flows[{i}].workload.kind"), format!("expected {ok} for transport '{t:?}', got '{wk}'").to_lowercase());
-            }
+        // Any transport pulls from any workload, except that datagrams need a message size.
+        if let Err(e) = f.workload.validate() {
+            return err(format!("flows[{i}].workload.{}", e.field), e.expected);
+        }
+        if f.transport == TransportKind::Udp && !f.workload.has_messages() {
+            return err(format!("flows[{i}].workload.kind"), format!("expected a workload with a packet_size for transport 'udp' (cbr, poisson, on_off, square_wave), got '{}'", f.workload.kind()));
         }
         if f.transport == TransportKind::Tcp {
             if f.tcp.mss == 0 {
