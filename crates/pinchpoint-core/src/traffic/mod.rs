@@ -19,6 +19,7 @@ pub mod cbr;
 pub mod file;
 pub mod on_off;
 pub mod poisson;
+pub mod sizes;
 pub mod square_wave;
 
 /// Time that never comes: the workload offers nothing more.
