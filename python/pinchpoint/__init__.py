@@ -16,7 +16,8 @@ from ._native import ScenarioError, __version__
 from .api import load, run, validate
 from .optimum import maxmin
 from .results import Results
-from .scenario import Scenario, bulk, cbr, file, poisson
+from .scenario import (Scenario, bernoulli_loss, bulk, cbr, file, gilbert_elliott_loss, on_off,
+                       poisson, square_wave)
 
 __all__ = [
     "Scenario",
@@ -30,5 +31,9 @@ __all__ = [
     "file",
     "cbr",
     "poisson",
+    "on_off",
+    "square_wave",
+    "bernoulli_loss",
+    "gilbert_elliott_loss",
     "__version__",
 ]

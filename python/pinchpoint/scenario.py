@@ -136,6 +136,40 @@ def poisson(rate: str | float, packet_size: str | int, duration: str | None = No
     return w
 
 
+def on_off(rate: str | float, packet_size: str | int, on: str | float, off: str | float, *,
+           distribution: str = "fixed", duration: str | None = None) -> dict[str, Any]:
+    """CBR at ``rate`` during on periods, silent during off periods (``distribution``:
+    ``"fixed"`` lengths or ``"exponential"`` with the given means)."""
+    w: dict[str, Any] = {"kind": "on_off", "rate": rate, "packet_size": packet_size, "on": on,
+                         "off": off, "distribution": distribution}
+    if duration is not None:
+        w["duration"] = duration
+    return w
+
+
+def square_wave(rate: str | float, packet_size: str | int, period: str | float, duty: float = 0.5,
+                duration: str | None = None) -> dict[str, Any]:
+    """CBR at ``rate`` on for ``duty * period``, off for the rest of each ``period``."""
+    w: dict[str, Any] = {"kind": "square_wave", "rate": rate, "packet_size": packet_size,
+                         "period": period, "duty": duty}
+    if duration is not None:
+        w["duration"] = duration
+    return w
+
+
+def bernoulli_loss(p: float) -> dict[str, Any]:
+    """Random loss on a link (``s.link(..., loss=bernoulli_loss(0.01))``): each packet lost
+    independently with probability ``p``."""
+    return {"kind": "bernoulli", "p": p}
+
+
+def gilbert_elliott_loss(p_gb: float, p_bg: float, loss_good: float = 0.0,
+                         loss_bad: float = 1.0) -> dict[str, Any]:
+    """Bursty loss on a link: a Good/Bad Markov chain stepped per packet."""
+    return {"kind": "gilbert_elliott", "p_gb": p_gb, "p_bg": p_bg, "loss_good": loss_good,
+            "loss_bad": loss_bad}
+
+
 class Scenario:
     """Builds a scenario step by step.
 

@@ -6,6 +6,7 @@ use crate::metrics::{FlowStats, PacketTrace};
 use crate::net::{Packet, PacketKind};
 use crate::shaper::TokenBucket;
 use crate::sim::{ps_to_secs, Event, EventQueue, SimRng, SimTime};
+use crate::traffic::{AnyWorkload, Workload};
 use crate::transport::{AnyTransport, Direction, Transport, TransportCtx, NEVER, TIMER_SHAPER, TIMER_SLOTS};
 use std::collections::VecDeque;
 
@@ -77,6 +78,8 @@ pub struct Flow {
     pub start: SimTime,
     /// The transport.
     pub transport: AnyTransport,
+    /// What the application offers the transport.
+    pub workload: AnyWorkload,
     /// Timers.
     pub timers: FlowTimers,
     /// Random stream.
@@ -108,7 +111,7 @@ impl Flow {
     /// Calls the transport with a context; what it sends lands in `out`.
     #[inline]
     pub fn call_transport(&mut self, now: SimTime, out: &mut Vec<(Packet, Direction)>, call: impl FnOnce(&mut AnyTransport, &mut TransportCtx)) {
-        let mut ctx = TransportCtx { now, out, timers: &mut self.timers.deadline, rng: &mut self.rng };
+        let mut ctx = TransportCtx { now, out, timers: &mut self.timers.deadline, rng: &mut self.rng, workload: &mut self.workload };
         call(&mut self.transport, &mut ctx);
     }
 
@@ -160,6 +163,7 @@ impl Flow {
         if !self.started {
             self.started = true;
             self.stats.started_at = Some(now);
+            self.workload.start(now);
             return TimerAction::Start;
         }
         TimerAction::Transport(slot)

@@ -12,6 +12,7 @@ pub mod scenario;
 pub mod shaper;
 pub mod sim;
 pub mod simulation;
+pub mod traffic;
 pub mod transport;
 
 pub use scenario::{build::build, Scenario, ScenarioError};

@@ -197,6 +197,13 @@ impl Simulation {
     #[inline]
     fn arrive(&mut self, p: u32) {
         let slot = self.ports[p as usize].pop_wire(p, &mut self.queue);
+        if self.ports[p as usize].lost_on_wire() {
+            let pkt = self.packets.get(slot);
+            let (flow, kind) = (pkt.flow, pkt.kind);
+            self.packets.remove(slot);
+            self.flows[flow as usize].record_drop(kind);
+            return;
+        }
         self.counters.packet_hops += 1;
         let pkt = self.packets.get_mut(slot);
         pkt.hop += 1;

@@ -60,6 +60,8 @@ pub struct PortStats {
     pub queue_bytes: TimeWeighted,
     /// Most packets ever waiting.
     pub max_queue_pkts: u32,
+    /// Packets transmitted and then lost on the wire (link loss model; not in `drops`).
+    pub link_losses_pkts: u64,
 }
 
 impl Default for PortStats {
@@ -75,6 +77,7 @@ impl Default for PortStats {
             queue_pkts: TimeWeighted::new(0),
             queue_bytes: TimeWeighted::new(0),
             max_queue_pkts: 0,
+            link_losses_pkts: 0,
         }
     }
 }

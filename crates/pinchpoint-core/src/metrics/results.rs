@@ -159,6 +159,7 @@ impl Results {
             ports.col(&format!("drops_{name}"), ColumnData::U64(prows.iter().map(|x| x.p.stats.drops[k]).collect()));
         }
         columns!(ports, prows, {
+            "link_losses_pkts": U64 => |x| x.p.stats.link_losses_pkts,
             "marks": U64 => |x| x.p.stats.marks,
             "queue_pkts_mean": F64 => |x| x.q_pkts.0,
             "queue_pkts_std": F64 => |x| x.q_pkts.1,

@@ -1,5 +1,6 @@
 //! The network: packets, nodes, ports and routes.
 
+pub mod loss;
 pub mod packet;
 pub mod port;
 pub mod route_query;

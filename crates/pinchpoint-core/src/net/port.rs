@@ -72,6 +72,8 @@ pub struct Port {
     pub traced: bool,
     /// Record every packet transmitted (metrics.capture).
     pub captured: bool,
+    /// Random loss on the wire (`links[].loss`) and its own random stream.
+    pub loss: Option<Box<(crate::net::loss::AnyLoss, SimRng)>>,
 }
 
 /// What happened to a packet handed to [`Port::receive`].
@@ -106,6 +108,7 @@ impl Port {
             stats: PortStats::default(),
             traced: false,
             captured: false,
+            loss: None,
         }
     }
 
@@ -191,6 +194,21 @@ impl Port {
     pub fn tx_done(&mut self, id: u32, packets: &mut PacketSlab, now: SimTime, env: &mut PortEnv) {
         self.txdone_pending = false;
         self.start_tx(id, packets, now, env);
+    }
+
+    /// True if the packet now reaching the far end is lost on the wire (counted here).
+    #[inline]
+    pub fn lost_on_wire(&mut self) -> bool {
+        use crate::net::loss::LossModel;
+        match self.loss.as_mut() {
+            Some(l) => {
+                let (model, rng) = &mut **l;
+                let lost = model.lose(rng);
+                self.stats.link_losses_pkts += lost as u64;
+                lost
+            }
+            None => false,
+        }
     }
 
     /// Removes the head of the wire (an `Arrive` event) and schedules the next one.

@@ -16,7 +16,8 @@ use crate::transport::tcp::cc::{AnyCc, CcConfig, CcInit};
 use crate::transport::tcp::receiver::{ReceiverSettings, TcpReceiver};
 use crate::transport::tcp::sender::{SenderSettings, TcpSender};
 use crate::transport::tcp::TcpConnection;
-use crate::transport::udp::{Gaps, UdpFlow};
+use crate::traffic::Workload;
+use crate::transport::udp::UdpFlow;
 use crate::transport::{AnyTransport, TIMER_APP};
 use std::collections::HashMap;
 
@@ -49,6 +50,9 @@ pub fn build(sc: &Scenario, seed: Option<u64>, origin: &str) -> Result<Simulatio
             let mut port = Port::new(name, from, to, rate_bps, l.delay.0, AnyQueue::build(q, info), hooks, rng);
             port.traced = trace.contains(&port.name.as_str());
             port.captured = sc.metrics.capture.iter().any(|c| *c == port.name);
+            if let Some(loss) = &l.loss {
+                port.loss = Some(Box::new((loss.build(), rng::stream(seed, &format!("loss:{}", port.name)))));
+            }
             ports.push(port);
         }
     }
@@ -99,7 +103,7 @@ pub fn build(sc: &Scenario, seed: Option<u64>, origin: &str) -> Result<Simulatio
             Some(j) if j.0 > 0 => f.start.0 + (rng::uniform(&mut flow_rng) * j.0 as f64) as SimTime,
             _ => f.start.0,
         };
-        let transport = build_transport(f, start);
+        let transport = build_transport(f);
         if transport_is_finite(&transport) {
             finite += 1;
         }
@@ -113,6 +117,7 @@ pub fn build(sc: &Scenario, seed: Option<u64>, origin: &str) -> Result<Simulatio
             rev_route,
             start,
             transport,
+            workload: f.workload.build(),
             timers: FlowTimers::default(),
             rng: flow_rng,
             stats: FlowStats::default(),
@@ -172,14 +177,11 @@ fn transport_is_finite(t: &AnyTransport) -> bool {
     t.is_finite()
 }
 
-fn build_transport(f: &FlowConfig, start: SimTime) -> AnyTransport {
+fn build_transport(f: &FlowConfig) -> AnyTransport {
     match f.transport {
         TransportKind::Tcp => {
             let t = &f.tcp;
-            let total = match f.workload {
-                WorkloadConfig::File { size } => size.0,
-                _ => u64::MAX,
-            };
+            let total = f.workload.build().total_bytes().unwrap_or(u64::MAX);
             let cc = AnyCc::build(f.cc.as_ref().unwrap_or(&CcConfig::default()), CcInit { mss: t.mss, init_cwnd_pkts: t.init_cwnd_pkts });
             let mut sender = TcpSender::new(
                 SenderSettings {
@@ -223,17 +225,11 @@ fn build_transport(f: &FlowConfig, start: SimTime) -> AnyTransport {
             AnyTransport::Tfrc(Box::new(crate::transport::tfrc::TfrcFlow::new(&f.tfrc.unwrap_or_default(), f.priority)))
         }
         TransportKind::Udp => {
-            let (gaps, rate, size, dur) = match f.workload {
-                WorkloadConfig::Cbr { rate, packet_size, duration } => (Gaps::Constant, rate, packet_size, duration),
-                WorkloadConfig::Poisson { rate, packet_size, duration } => (Gaps::Poisson, rate, packet_size, duration),
-                _ => unreachable!("validated: udp carries cbr or poisson"),
-            };
-            let stop = dur.map_or(SimTime::MAX, |d| start.saturating_add(d.0));
-            AnyTransport::Udp(UdpFlow::new(gaps, rate.0, size.0 as u32, stop, f.priority))
+AnyTransport::Udp(UdpFlow::new(f.priority))
         }
         TransportKind::Trump => {
-            let WorkloadConfig::File { size } = f.workload else { unreachable!("validated: trump carries a file") };
-            AnyTransport::Trump(Box::new(crate::transport::trump::TrumpFlow::new(&f.trump.clone().unwrap_or_default(), size.0, f.priority)))
+            let WorkloadConfig::File(file) = &f.workload else { unreachable!("validated: trump carries a file") };
+            AnyTransport::Trump(Box::new(crate::transport::trump::TrumpFlow::new(&f.trump.clone().unwrap_or_default(), file.size.0, f.priority)))
         }
     }
 }

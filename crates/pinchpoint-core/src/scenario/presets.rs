@@ -27,6 +27,7 @@ pub fn dumbbell(n: usize, sim_s: f64) -> Scenario {
         hooks: vec![],
         hooks_ab: vec![],
         hooks_ba: vec![],
+        loss: None,
     }];
     let mut flows = Vec::with_capacity(n);
     let tcp = TcpConfig {
@@ -61,6 +62,7 @@ pub fn dumbbell(n: usize, sim_s: f64) -> Scenario {
                 hooks: vec![],
                 hooks_ab: vec![],
                 hooks_ba: vec![],
+                loss: None,
             });
         }
         flows.push(FlowConfig {

@@ -172,6 +172,10 @@ pub struct LinkConfig {
     /// Port hooks on the b->a port only (in addition to `hooks`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub hooks_ba: Vec<HookConfig>,
+    /// Random loss on the wire in both directions, each direction with its own random stream
+    /// (`{ kind = "bernoulli", p = 0.01 }` or `gilbert_elliott`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loss: Option<crate::net::loss::LossConfig>,
 }
 
 /// Alias kept for readability of the schema: a propagation delay.
@@ -251,38 +255,7 @@ pub enum TransportKind {
     Tfrc,
 }
 
-/// What a flow carries.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
-#[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
-pub enum WorkloadConfig {
-    /// As much as the transport will send, for the whole run.
-    Bulk,
-    /// One file of `size` bytes offered at the flow's start time.
-    File {
-        /// File size.
-        size: Bytes,
-    },
-    /// Constant bit rate datagrams (UDP).
-    Cbr {
-        /// Sending rate (bits on the wire per second).
-        rate: Rate,
-        /// Size of each datagram on the wire.
-        packet_size: Bytes,
-        /// Stop sending after this long (default: never).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        duration: Option<Duration>,
-    },
-    /// Datagrams with exponential gaps (UDP).
-    Poisson {
-        /// Mean sending rate (bits on the wire per second).
-        rate: Rate,
-        /// Size of each datagram on the wire.
-        packet_size: Bytes,
-        /// Stop sending after this long (default: never).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        duration: Option<Duration>,
-    },
-}
+pub use crate::traffic::WorkloadConfig;
 
 /// TCP settings; defaults follow Linux where RFCs leave a choice (see docs/algorithms/tcp.md).
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]

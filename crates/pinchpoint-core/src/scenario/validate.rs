@@ -95,6 +95,9 @@ pub fn validate(sc: &Scenario) -> Result<(), Problem> {
     for (i, l) in sc.links.iter().enumerate() {
         let a = node(format!("links[{i}].a"), &l.a)?;
         let b = node(format!("links[{i}].b"), &l.b)?;
+        if let Some(Err((field, expected))) = l.loss.as_ref().map(|c| c.validate()) {
+            return err(format!("links[{i}].loss.{field}"), expected);
+        }
         if a == b {
             return err(format!("links[{i}].b"), format!("a link must join two different nodes, got '{}' twice", l.a));
         }
@@ -156,40 +159,41 @@ pub fn validate(sc: &Scenario) -> Result<(), Problem> {
                 return err(format!("flows[{i}].{which}"), format!("'{}' is a router; flows run between hosts", sc.nodes[idx].name));
             }
         }
-        match (&f.workload, f.transport) {
-            (WorkloadConfig::Bulk, TransportKind::Tcp | TransportKind::Tfrc) => {}
-            (WorkloadConfig::File { size }, TransportKind::Tcp | TransportKind::Trump) => {
-                if size.0 == 0 {
-                    return err(format!("flows[{i}].workload.size"), "expected at least 1 byte");
-                }
+        // Any window transport pulls from any workload; datagrams need a message size; TFRC
+        // sends for the whole run and TRUMP carries one file.
+        if let Err(e) = f.workload.validate() {
+            return err(format!("flows[{i}].workload.{}", e.field), e.expected);
+        }
+        let messages = match &f.workload {
+            WorkloadConfig::Cbr(c) => Some((c.rate, c.packet_size)),
+            WorkloadConfig::Poisson(c) => Some((c.rate, c.packet_size)),
+            WorkloadConfig::OnOff(c) => Some((c.rate, c.packet_size)),
+            WorkloadConfig::SquareWave(c) => Some((c.rate, c.packet_size)),
+            _ => None,
+        };
+        if let Some((rate, packet_size)) = messages {
+            check_count(format!("flows[{i}].workload.packet_size"), packet_size.0, 1, MAX_PACKET_BYTES)?;
+            check_rate(format!("flows[{i}].workload.rate"), rate)?;
+            // The mean gap between messages must fit the clock: at most 10^6 s.
+            let min_bps = packet_size.0 as f64 * 8.0 / crate::sim::units::MAX_DURATION_S;
+            if rate.0 < min_bps {
+                return err(
+                    format!("flows[{i}].workload.rate"),
+                    format!("expected at least {min_bps} bit/s for {}-byte packets (one packet per 10^6 s), got {} bit/s", packet_size.0, rate.0),
+                );
             }
-            (WorkloadConfig::Cbr { rate, packet_size, .. } | WorkloadConfig::Poisson { rate, packet_size, .. }, TransportKind::Udp) => {
-                check_count(format!("flows[{i}].workload.packet_size"), packet_size.0, 1, MAX_PACKET_BYTES)?;
-                check_rate(format!("flows[{i}].workload.rate"), *rate)?;
-                // The mean gap between datagrams must fit the clock: at most 10^6 s.
-                let min_bps = packet_size.0 as f64 * 8.0 / crate::sim::units::MAX_DURATION_S;
-                if rate.0 < min_bps {
-                    return err(
-                        format!("flows[{i}].workload.rate"),
-                        format!("expected at least {min_bps} bit/s for {}-byte packets (one packet per 10^6 s), got {} bit/s", packet_size.0, rate.0),
-                    );
-                }
+        }
+        match f.transport {
+            TransportKind::Udp if !f.workload.has_messages() => {
+                return err(format!("flows[{i}].workload.kind"), format!("expected a workload with a packet_size for transport 'udp' (cbr, poisson, on_off, square_wave), got '{}'", f.workload.kind()));
             }
-            (w, t) => {
-                let wk = match w {
-                    WorkloadConfig::Bulk => "bulk",
-                    WorkloadConfig::File { .. } => "file",
-                    WorkloadConfig::Cbr { .. } => "cbr",
-                    WorkloadConfig::Poisson { .. } => "poisson",
-                };
-                let ok = match t {
-                    TransportKind::Tcp => "bulk or file",
-                    TransportKind::Udp => "cbr or poisson",
-                    TransportKind::Trump => "file",
-                    TransportKind::Tfrc => "bulk",
-                };
-                return err(format!("flows[{i}].workload.kind"), format!("expected {ok} for transport '{t:?}', got '{wk}'").to_lowercase());
+            TransportKind::Tfrc if !matches!(f.workload, WorkloadConfig::Bulk) => {
+                return err(format!("flows[{i}].workload.kind"), format!("expected bulk for transport 'tfrc', got '{}'", f.workload.kind()));
             }
+            TransportKind::Trump if !matches!(f.workload, WorkloadConfig::File(_)) => {
+                return err(format!("flows[{i}].workload.kind"), format!("expected file for transport 'trump', got '{}'", f.workload.kind()));
+            }
+            _ => {}
         }
         if f.transport == TransportKind::Tcp {
             check_tcp(&f.tcp, &format!("flows[{i}].tcp"))?;

@@ -3,6 +3,7 @@
 
 use crate::net::packet::Packet;
 use crate::sim::{SimRng, SimTime};
+use crate::traffic::{AnyWorkload, Workload};
 
 pub mod credit;
 pub mod tcp;
@@ -44,6 +45,8 @@ pub struct TransportCtx<'a> {
     pub timers: &'a mut [SimTime; TIMER_SLOTS],
     /// The flow's own random stream.
     pub rng: &'a mut SimRng,
+    /// What the application offers; pull with [`TransportCtx::offered_bytes`].
+    pub workload: &'a mut AnyWorkload,
 }
 
 impl TransportCtx<'_> {
@@ -56,6 +59,21 @@ impl TransportCtx<'_> {
     #[inline]
     pub fn set_timer(&mut self, slot: u8, at: SimTime) {
         self.timers[slot as usize] = at;
+    }
+    /// Bytes the application has offered by now (cumulative; `u64::MAX`: unbounded).
+    #[inline]
+    pub fn offered_bytes(&mut self) -> u64 {
+        self.workload.offered_bytes(self.now, self.rng)
+    }
+    /// When the application next offers more ([`NEVER`]: it never will).
+    #[inline]
+    pub fn next_offer_at(&self) -> SimTime {
+        self.workload.next_offer_at()
+    }
+    /// Size of one application message, if the workload writes messages.
+    #[inline]
+    pub fn workload_message_bytes(&self) -> Option<u32> {
+        self.workload.message_bytes()
     }
     /// Cancels timer `slot`.
     #[inline]

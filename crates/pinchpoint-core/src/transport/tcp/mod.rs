@@ -13,7 +13,7 @@ pub mod receiver;
 pub mod sack;
 pub mod sender;
 
-use super::{Transport, TransportCtx, TransportReport, TIMER_DELACK, TIMER_PACING, TIMER_RTO};
+use super::{Transport, TransportCtx, TransportReport, NEVER, TIMER_APP, TIMER_DELACK, TIMER_PACING, TIMER_RTO};
 use crate::net::packet::{Packet, PacketKind};
 use receiver::TcpReceiver;
 use sender::TcpSender;
@@ -56,9 +56,22 @@ pub struct TcpConnection {
     pub receiver: TcpReceiver,
 }
 
+impl TcpConnection {
+    /// Arms the application timer at the workload's next offer, to pull it then.
+    fn wake_at_next_offer(&mut self, ctx: &mut TransportCtx) {
+        let next = ctx.next_offer_at();
+        if next != NEVER {
+            ctx.set_timer(TIMER_APP, next);
+        }
+    }
+}
+
 impl Transport for TcpConnection {
     fn on_start(&mut self, ctx: &mut TransportCtx) {
+        let offered = ctx.offered_bytes();
+        self.sender.offer(offered, ctx);
         self.sender.start(ctx);
+        self.wake_at_next_offer(ctx);
     }
     #[inline]
     fn on_packet(&mut self, pkt: &Packet, ctx: &mut TransportCtx) {
@@ -73,6 +86,11 @@ impl Transport for TcpConnection {
             TIMER_RTO => self.sender.on_rto(ctx),
             TIMER_DELACK => self.receiver.on_delack_timer(ctx),
             TIMER_PACING => self.sender.on_pacing_timer(ctx),
+            TIMER_APP => {
+                let offered = ctx.offered_bytes();
+                self.sender.offer(offered, ctx);
+                self.wake_at_next_offer(ctx);
+            }
             _ => {}
         }
     }

@@ -204,8 +204,10 @@ const CLOCK_GRANULARITY_PS: SimTime = 1_000_000_000;
 pub struct TcpSender {
     s: SenderSettings,
     cc: AnyCc,
-    /// Bytes the application offers in all (u64::MAX for bulk).
+    /// Bytes the application offers in all (u64::MAX: open-ended, never complete).
     total_bytes: u64,
+    /// Bytes the application has offered so far (the workload, pulled by the connection).
+    offered_bytes: u64,
     /// Oldest unacknowledged byte.
     snd_una: u64,
     /// Next byte to send.
@@ -268,6 +270,7 @@ impl TcpSender {
             s,
             cc,
             total_bytes,
+            offered_bytes: 0,
             snd_una: 0,
             snd_nxt: 0,
             snd_max: 0,
@@ -458,6 +461,14 @@ impl TcpSender {
         self.total_bytes != u64::MAX
     }
 
+    /// The application has offered `offered_bytes` in all by now; sends what the window allows.
+    pub fn offer(&mut self, offered_bytes: u64, ctx: &mut TransportCtx) {
+        self.offered_bytes = offered_bytes.min(self.total_bytes);
+        if self.started && !self.completed {
+            self.try_send(ctx);
+        }
+    }
+
     /// The workload starts.
     pub fn start(&mut self, ctx: &mut TransportCtx) {
         self.started = true;
@@ -472,7 +483,7 @@ impl TcpSender {
     /// Sends the segment starting at `seq` (a full one, or what is left of the file);
     /// `snd_max` must not yet include it if it is new.
     fn send_segment(&mut self, seq: u64, ctx: &mut TransportCtx) {
-        let len = (self.total_bytes - seq).min(self.s.mss as u64) as u32;
+        let len = (self.offered_bytes - seq).min(self.s.mss as u64) as u32;
         self.send_segment_len(seq, len, ctx);
     }
 
@@ -545,15 +556,15 @@ impl TcpSender {
             return;
         }
         let wnd = self.send_window();
-        while self.snd_nxt < self.total_bytes {
+        while self.snd_nxt < self.offered_bytes {
             if self.s.sack && self.snd_nxt < self.snd_max {
                 // Going back after a timeout: skip what the receiver reported holding.
                 self.snd_nxt = self.board.skip_sacked(self.snd_nxt);
-                if self.snd_nxt >= self.total_bytes {
+                if self.snd_nxt >= self.offered_bytes {
                     break;
                 }
             }
-            let mut len = (self.total_bytes - self.snd_nxt).min(self.s.mss as u64);
+            let mut len = (self.offered_bytes - self.snd_nxt).min(self.s.mss as u64);
             if self.s.sack && self.snd_nxt < self.snd_max {
                 if let Some(next) = self.board.next_sacked_above(self.snd_nxt) {
                     len = len.min(next - self.snd_nxt);
@@ -602,7 +613,7 @@ impl TcpSender {
                 self.board.set_high_rxt(hole + len as u64);
                 continue;
             }
-            let len = (self.total_bytes - self.snd_max.min(self.total_bytes)).min(mss);
+            let len = (self.offered_bytes - self.snd_max.min(self.offered_bytes)).min(mss);
             if len > 0 && self.snd_max + len <= self.snd_una + self.rwnd.max(len) {
                 let seq = self.snd_max;
                 self.send_segment_len(seq, len as u32, ctx);
@@ -734,7 +745,7 @@ impl TcpSender {
                 }
             } else if self.dupacks < self.s.dupack_threshold && self.s.limited_transmit {
                 // RFC 3042: send one new segment per early duplicate, within cwnd + 2 segments.
-                let len = (self.total_bytes - self.snd_nxt.min(self.total_bytes)).min(self.s.mss as u64);
+                let len = (self.offered_bytes - self.snd_nxt.min(self.offered_bytes)).min(self.s.mss as u64);
                 let allowance = self.cc.cwnd_bytes().min(self.rwnd) + self.dupacks as u64 * self.s.mss as u64;
                 if len > 0 && self.snd_nxt == self.snd_max && self.snd_max + len <= self.snd_una + allowance && !self.paced_out(ctx) {
                     let seq = self.snd_nxt;
