@@ -22,14 +22,15 @@ struct End {
     timers: [SimTime; TIMER_SLOTS],
     rng: SimRng,
     now: SimTime,
+    wl: crate::traffic::AnyWorkload,
 }
 
 impl End {
     fn new() -> Self {
-        End { out: Vec::new(), timers: [NEVER; TIMER_SLOTS], rng: crate::sim::rng::stream(1, "test"), now: 0 }
+        End { out: Vec::new(), timers: [NEVER; TIMER_SLOTS], rng: crate::sim::rng::stream(1, "test"), now: 0, wl: crate::traffic::AnyWorkload::Bulk(crate::traffic::bulk::Bulk) }
     }
     fn call<R>(&mut self, f: impl FnOnce(&mut TransportCtx) -> R) -> R {
-        let mut ctx = TransportCtx { now: self.now, out: &mut self.out, timers: &mut self.timers, rng: &mut self.rng };
+        let mut ctx = TransportCtx { now: self.now, out: &mut self.out, timers: &mut self.timers, rng: &mut self.rng, workload: &mut self.wl };
         f(&mut ctx)
     }
     /// Data segments emitted since the last call: (seq, len, retransmission).
@@ -64,7 +65,7 @@ fn sender(s: SenderSettings, init_cwnd_pkts: u32, total_bytes: u64) -> TcpSender
 
 fn receiver(delayed_ack: bool, sack: bool) -> TcpReceiver {
     let policy = AnyReceiverPolicy::build(&ReceiverConfig::Fixed(Default::default()), ReceiverInit { mss: MSS, max_window_bytes: None });
-    TcpReceiver::new(ReceiverSettings { ack_bytes: 40, delayed_ack, delack_timeout_ps: 40 * PS_PER_MS, ecn: false, mss: MSS, sack }, policy)
+    TcpReceiver::new(ReceiverSettings { ack_bytes: 40, delayed_ack, delack_timeout_ps: 40 * PS_PER_MS, ecn: false, mss: MSS, sack, dctcp_echo: false }, policy)
 }
 
 /// A hand-made acknowledgement of `ack` with SACK ranges (absolute) and an echoed timestamp.

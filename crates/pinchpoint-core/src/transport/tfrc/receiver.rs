@@ -359,13 +359,14 @@ mod tests {
         let mut out = Vec::new();
         let mut timers = [crate::transport::NEVER; crate::transport::TIMER_SLOTS];
         let mut rng = crate::sim::rng::stream(1, "t");
+        let mut wl = crate::traffic::AnyWorkload::Bulk(crate::traffic::bulk::Bulk);
         // 100 packets every 10 ms with R = 100 ms, then packets 100-102 lost, 103 arrives.
         for seq in 0..100u64 {
-            let mut ctx = TransportCtx { now: (seq * 10 + 50) * MS, out: &mut out, timers: &mut timers, rng: &mut rng };
+            let mut ctx = TransportCtx { now: (seq * 10 + 50) * MS, out: &mut out, timers: &mut timers, rng: &mut rng, workload: &mut wl };
             r.on_data(&data(seq, seq * 10, 100), &mut ctx);
         }
         out.clear();
-        let mut ctx = TransportCtx { now: (103 * 10 + 50) * MS, out: &mut out, timers: &mut timers, rng: &mut rng };
+        let mut ctx = TransportCtx { now: (103 * 10 + 50) * MS, out: &mut out, timers: &mut timers, rng: &mut rng, workload: &mut wl };
         r.on_data(&data(103, 1030, 100), &mut ctx);
         assert_eq!(r.lost_pkts(), 3);
         assert_eq!(r.history().events(), 1);

@@ -414,13 +414,14 @@ mod tests {
         out: Vec<(Packet, Direction)>,
         timers: [SimTime; TIMER_SLOTS],
         rng: crate::sim::SimRng,
+        wl: crate::traffic::AnyWorkload,
     }
     impl Harness {
         fn new() -> Self {
-            Harness { out: Vec::new(), timers: [NEVER; TIMER_SLOTS], rng: rng::stream(1, "t") }
+            Harness { out: Vec::new(), timers: [NEVER; TIMER_SLOTS], rng: rng::stream(1, "t"), wl: crate::traffic::AnyWorkload::Bulk(crate::traffic::bulk::Bulk) }
         }
         fn ctx(&mut self, now: SimTime) -> TransportCtx<'_> {
-            TransportCtx { now, out: &mut self.out, timers: &mut self.timers, rng: &mut self.rng }
+            TransportCtx { now, out: &mut self.out, timers: &mut self.timers, rng: &mut self.rng, workload: &mut self.wl }
         }
     }
 
