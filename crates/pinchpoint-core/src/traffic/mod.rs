@@ -48,12 +48,13 @@ pub enum AnyWorkload {
     Bulk(bulk::Bulk),
     /// One file at the start.
     File(file::File),
-    /// Messages at equal gaps.
-    Cbr(cbr::Cbr),
+    /// Messages at equal gaps. Message sources are boxed so that the common byte-stream flows
+    /// (bulk, file) carry 16 bytes of workload, not the largest source's state.
+    Cbr(Box<cbr::Cbr>),
     /// Messages at exponential gaps.
-    Poisson(poisson::Poisson),
+    Poisson(Box<poisson::Poisson>),
     /// Messages at equal gaps during on periods.
-    OnOff(on_off::OnOff),
+    OnOff(Box<on_off::OnOff>),
 }
 
 macro_rules! each_workload {
@@ -165,10 +166,10 @@ impl WorkloadConfig {
         match self {
             WorkloadConfig::Bulk => AnyWorkload::Bulk(bulk::Bulk),
             WorkloadConfig::File(c) => AnyWorkload::File(file::File::new(c.size.0)),
-            WorkloadConfig::Cbr(c) => AnyWorkload::Cbr(cbr::Cbr::new(c)),
-            WorkloadConfig::Poisson(c) => AnyWorkload::Poisson(poisson::Poisson::new(c)),
-            WorkloadConfig::OnOff(c) => AnyWorkload::OnOff(on_off::OnOff::new(c)),
-            WorkloadConfig::SquareWave(c) => AnyWorkload::OnOff(c.build()),
+            WorkloadConfig::Cbr(c) => AnyWorkload::Cbr(Box::new(cbr::Cbr::new(c))),
+            WorkloadConfig::Poisson(c) => AnyWorkload::Poisson(Box::new(poisson::Poisson::new(c))),
+            WorkloadConfig::OnOff(c) => AnyWorkload::OnOff(Box::new(on_off::OnOff::new(c))),
+            WorkloadConfig::SquareWave(c) => AnyWorkload::OnOff(Box::new(c.build())),
         }
     }
 }

@@ -84,9 +84,43 @@ pub enum Sampling {
     AwaitingRtt(SimTime),
 }
 
-/// The ATN credit-window policy.
+/// The ATN credit-window policy. Its state is boxed so that the receiver-policy enum, held by
+/// every TCP receiver, stays the size of the fixed-window policy (an idle flow's memory).
 #[derive(Clone, Debug)]
-pub struct AtnCredit {
+pub struct AtnCredit(Box<AtnState>);
+
+impl AtnCredit {
+    /// A policy starting at W0 (see [`AtnState::new`]).
+    pub fn new(cfg: &AtnConfig, init: ReceiverInit) -> Self {
+        AtnCredit(Box::new(AtnState::new(cfg, init)))
+    }
+}
+
+impl std::ops::Deref for AtnCredit {
+    type Target = AtnState;
+    fn deref(&self) -> &AtnState {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for AtnCredit {
+    fn deref_mut(&mut self) -> &mut AtnState {
+        &mut self.0
+    }
+}
+
+impl ReceiverPolicy for AtnCredit {
+    fn on_data(&mut self, pkt: &Packet, view: &ReceiverView, now: SimTime) {
+        self.0.on_data(pkt, view, now)
+    }
+    fn window_bytes(&self) -> u64 {
+        self.0.window_bytes()
+    }
+}
+
+/// The ATN policy's state.
+#[derive(Clone, Debug)]
+pub struct AtnState {
     cfg: AtnConfig,
     mss: u32,
     max_window_bytes: Option<u64>,
@@ -134,11 +168,11 @@ pub struct AtnStats {
     pub rtt_samples: u64,
 }
 
-impl AtnCredit {
+impl AtnState {
     /// Builds the policy.
     pub fn new(cfg: &AtnConfig, init: ReceiverInit) -> Self {
         debug_assert!(crate::registry::Validate::validate(cfg).is_ok(), "atn: built from an unvalidated config");
-        let mut a = AtnCredit {
+        let mut a = AtnState {
             cfg: *cfg,
             mss: init.mss,
             max_window_bytes: init.max_window_bytes,
@@ -242,7 +276,7 @@ impl AtnCredit {
     }
 }
 
-impl ReceiverPolicy for AtnCredit {
+impl ReceiverPolicy for AtnState {
     fn on_data(&mut self, pkt: &Packet, view: &ReceiverView, now: SimTime) {
         // ATN WP/267 s5.4: only NPDUs conveying DT TPDUs are sampled; the receiver feeds the
         // policy data packets only, and this keeps it so.

@@ -86,7 +86,7 @@ fn ack_pkt(ack: u64, sacked: &[(u64, u64)], ts_echo: SimTime) -> Packet {
 fn slow_start_adds_one_segment_per_acknowledged_segment_and_sends_two_for_each() {
     let mut e = End::new();
     let mut s = sender(settings(Recovery::NewReno, false), 2, u64::MAX);
-    e.call(|c| s.start(c));
+    e.call(|c| { s.offer(u64::MAX, c); s.start(c) });
     assert_eq!(e.take(), vec![(0, 1000, false), (1000, 1000, false)]);
     let mut cwnds = Vec::new();
     for k in 1..=6u64 {
@@ -107,7 +107,7 @@ fn one_ack_covering_three_segments_grows_slow_start_by_two_segments_only() {
     // RFC 3465 s2.2: at most L = 2 SMSS per acknowledgement.
     let mut e = End::new();
     let mut s = sender(settings(Recovery::NewReno, false), 10, u64::MAX);
-    e.call(|c| s.start(c));
+    e.call(|c| { s.offer(u64::MAX, c); s.start(c) });
     e.call(|c| s.on_ack(&ack_pkt(3 * M, &[], 0), c));
     assert_eq!(s.cwnd_bytes(), 12_000);
     e.call(|c| s.on_ack(&ack_pkt(4 * M, &[], 0), c));
@@ -120,7 +120,7 @@ fn delayed_acks_grow_the_window_by_the_two_segments_each_covers() {
     let (mut es, mut er) = (End::new(), End::new());
     let mut s = sender(settings(Recovery::NewReno, false), 2, u64::MAX);
     let mut r = receiver(true, false);
-    es.call(|c| s.start(c));
+    es.call(|c| { s.offer(u64::MAX, c); s.start(c) });
     let mut wire: VecDeque<Packet> = es.out.drain(..).map(|(p, _)| p).collect();
     let mut cwnds = Vec::new();
     while cwnds.len() < 5 {
@@ -142,7 +142,7 @@ fn congestion_avoidance_adds_one_segment_per_window_of_acknowledged_bytes() {
     // count: one MSS per cwnd bytes acknowledged (RFC 5681 s3.1, byte counting).
     let mut e = End::new();
     let mut s = sender(SenderSettings { limited_transmit: false, ..settings(Recovery::NewReno, false) }, 10, u64::MAX);
-    e.call(|c| s.start(c));
+    e.call(|c| { s.offer(u64::MAX, c); s.start(c) });
     for _ in 0..3 {
         e.call(|c| s.on_ack(&ack_pkt(0, &[], 0), c));
     }
@@ -188,7 +188,7 @@ fn transfer(s_settings: SenderSettings, segments: u64, lost: &[u64]) -> Episode 
     let (mut es, mut er) = (End::new(), End::new());
     let mut s = sender(s_settings, 10, segments * M);
     let mut r = receiver(false, s_settings.sack);
-    es.call(|c| s.start(c));
+    es.call(|c| { s.offer(u64::MAX, c); s.start(c) });
     let mut wire: VecDeque<Packet> = es.out.drain(..).map(|(p, _)| p).collect();
     let mut ep = Episode { fast_retx: 0, timeouts: 0, retx_pkts: 0, entries: vec![], exits: vec![], exit_ssthresh: vec![] };
     let mut steps = 0;
@@ -302,7 +302,7 @@ fn prr_spreads_the_reduction_over_the_recovery_and_ends_with_pipe_at_ssthresh() 
     // segment per delivered one (15..19), holding pipe at ssthresh.
     let mut e = End::new();
     let mut s = sender(SenderSettings { limited_transmit: false, ..settings(Recovery::Sack, true) }, 20, u64::MAX);
-    e.call(|c| s.start(c));
+    e.call(|c| { s.offer(u64::MAX, c); s.start(c) });
     assert_eq!(e.take().len(), 20);
     let mut sent_per_ack = Vec::new();
     for k in 1..=19u64 {
@@ -330,7 +330,7 @@ fn prr_slow_starts_back_to_ssthresh_when_the_losses_leave_pipe_below_it() {
     // retransmissions; afterwards one per duplicate (each delivers one, pipe back at 10).
     let mut e = End::new();
     let mut s = sender(SenderSettings { limited_transmit: false, ..settings(Recovery::Sack, true) }, 20, u64::MAX);
-    e.call(|c| s.start(c));
+    e.call(|c| { s.offer(u64::MAX, c); s.start(c) });
     e.take();
     let mut sent = Vec::new();
     for k in 1..=7u64 {
@@ -353,7 +353,7 @@ fn retransmission_timeout_doubles_up_to_max_rto_and_collapses_the_window() {
     let mut e = End::new();
     let st = SenderSettings { max_rto_ps: 5 * PS_PER_S, ..settings(Recovery::NewReno, false) };
     let mut s = sender(st, 10, u64::MAX);
-    e.call(|c| s.start(c));
+    e.call(|c| { s.offer(u64::MAX, c); s.start(c) });
     assert_eq!(e.take().len(), 10);
     assert_eq!(e.timers[TIMER_RTO as usize], PS_PER_S, "RFC 6298 s2.1: initial RTO 1 s");
     let mut rtos = Vec::new();
@@ -377,7 +377,7 @@ fn retransmission_timeout_doubles_up_to_max_rto_and_collapses_the_window() {
 fn rto_follows_srtt_and_rttvar_and_is_floored_at_min_rto() {
     let mut e = End::new();
     let mut s = sender(settings(Recovery::NewReno, false), 10, u64::MAX);
-    e.call(|c| s.start(c));
+    e.call(|c| { s.offer(u64::MAX, c); s.start(c) });
     // First sample R = 300 ms: SRTT = R, RTTVAR = R/2, RTO = SRTT + 4 RTTVAR = 900 ms.
     e.now = 300 * PS_PER_MS;
     e.call(|c| s.on_ack(&ack_pkt(M, &[], 0), c));
@@ -503,7 +503,7 @@ fn delivery_rate_sample_measures_the_bottleneck_rate_once_the_pipe_is_full() {
     let (mut es, mut er) = (End::new(), End::new());
     let mut s = sender(settings(Recovery::Sack, true), 10, u64::MAX);
     let mut r = receiver(false, true);
-    es.call(|c| s.start(c));
+    es.call(|c| { s.offer(u64::MAX, c); s.start(c) });
     let mut wire: VecDeque<Packet> = es.out.drain(..).map(|(p, _)| p).collect();
     for _ in 0..200 {
         es.now += PS_PER_MS;
@@ -529,7 +529,7 @@ fn segments_sent_after_the_application_ran_dry_give_app_limited_samples() {
     // the mark, and so does the sample its acknowledgement produces.
     let mut e = End::new();
     let mut s = sender(settings(Recovery::Sack, true), 10, 5 * M);
-    e.call(|c| s.start(c));
+    e.call(|c| { s.offer(u64::MAX, c); s.start(c) });
     assert_eq!(e.take().len(), 5);
     e.now = PS_PER_S;
     e.call(|c| s.on_rto(c));
@@ -548,7 +548,7 @@ fn segments_sent_after_the_application_ran_dry_give_app_limited_samples() {
 fn sack_delivers_segments_to_the_rate_sample_when_they_are_sacked_not_when_acked() {
     let mut e = End::new();
     let mut s = sender(SenderSettings { limited_transmit: false, ..settings(Recovery::Sack, true) }, 10, u64::MAX);
-    e.call(|c| s.start(c));
+    e.call(|c| { s.offer(u64::MAX, c); s.start(c) });
     e.now = PS_PER_MS;
     e.call(|c| s.on_ack(&ack_pkt(0, &[(M, 3 * M)], 0), c));
     assert_eq!(s.delivered_bytes(), 2 * M);
@@ -561,7 +561,7 @@ fn sack_delivers_segments_to_the_rate_sample_when_they_are_sacked_not_when_acked
 fn pacing_spaces_segments_at_twice_cwnd_over_srtt_in_slow_start_after_the_initial_burst() {
     let mut e = End::new();
     let mut s = sender(SenderSettings { pacing: true, ..settings(Recovery::NewReno, false) }, 10, u64::MAX);
-    e.call(|c| s.start(c));
+    e.call(|c| { s.offer(u64::MAX, c); s.start(c) });
     // No RTT yet and the initial quantum: 10 segments back to back.
     assert_eq!(e.take().len(), 10);
     assert_eq!(s.pacing_rate_bps(), None);
