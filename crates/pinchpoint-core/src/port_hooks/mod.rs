@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 pub mod ce_threshold;
 pub mod decbit;
+pub mod eca_load;
 
 /// What a hook may read about its port when a packet passes.
 #[derive(Clone, Copy, Debug)]
@@ -128,4 +129,5 @@ macro_rules! registry {
 registry! {
     "ce_threshold" => CeThreshold(ce_threshold::CeThreshold, ce_threshold::CeThresholdConfig),
     "decbit" => Decbit(decbit::Decbit, decbit::DecbitConfig),
+    "eca_load" => EcaLoad(eca_load::EcaLoad, eca_load::EcaLoadConfig),
 }

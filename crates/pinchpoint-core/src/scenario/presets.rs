@@ -72,6 +72,7 @@ pub fn dumbbell(n: usize, sim_s: f64) -> Scenario {
             tcp: tcp.clone(),
             tfrc: None,
             shaper: None,
+            wtp: None,
             priority: 0,
         });
     }

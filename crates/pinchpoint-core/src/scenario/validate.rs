@@ -169,12 +169,31 @@ pub fn validate(sc: &Scenario) -> Result<(), Problem> {
         if f.transport == TransportKind::Tfrc && f.cc.is_some() {
             return err(format!("flows[{i}].cc"), "a TFRC flow has no window controller (cc applies to transport = \"tcp\")");
         }
+        if let Some(w) = &f.wtp {
+            if f.shaper.is_some() {
+                return err(format!("flows[{i}].wtp"), "a flow has either a fixed `shaper` or a `wtp` shaper, not both");
+            }
+            if let Err((field, what)) = w.validate() {
+                return err(format!("flows[{i}].wtp.{field}"), what);
+            }
+        }
         if let Some(sh) = &f.shaper {
             if sh.rate.0 <= 0.0 {
                 return err(format!("flows[{i}].shaper.rate"), "expected a positive rate");
             }
             if sh.bucket.0 == 0 {
                 return err(format!("flows[{i}].shaper.bucket"), "expected a positive bucket size");
+            }
+        }
+    }
+    for (i, l) in sc.links.iter().enumerate() {
+        for (list, hooks) in [("hooks", &l.hooks), ("hooks_ab", &l.hooks_ab), ("hooks_ba", &l.hooks_ba)] {
+            for (j, h) in hooks.iter().enumerate() {
+                if let crate::port_hooks::HookConfig::EcaLoad(c) = h {
+                    if let Err((field, what)) = c.validate() {
+                        return err(format!("links[{i}].{list}[{j}].{field}"), what);
+                    }
+                }
             }
         }
     }
