@@ -45,6 +45,8 @@ TCP_2001 = {"mss": PAYLOAD_BYTES, "header_bytes": HEADER_BYTES, "ack_bytes": 40,
 VARIANTS = ["tcp", "ecn", "eca", "eca80"]
 TARGET = {"eca": 0.9, "eca80": 0.8}
 ROUTER_LINKS = [f"r{i}->r{i + 1}" for i in range(N_HOPS)]
+HOST_PORTS = ["src->r0"] + [f"s{n}->r{n}" for n in range(N_HOPS)]
+RETX_FLAG = 1 << 3  # net::packet::flags::RETX
 
 
 def buffer_pkts(rate_mbps: float) -> int:
@@ -148,7 +150,10 @@ def scenario(variant: str, rate_mbps: float = 10.0, delay_ms: float = 10.0, dura
     if series_interval:
         metrics["series_interval"] = series_interval
     if packet_trace:
+        # Deliveries, and the moment each data packet starts onto the wire at its host's NIC:
+        # the network delay starts there, after the WTP shaper (see network_delays).
         metrics["packet_trace"] = True
+        metrics["capture"] = HOST_PORTS
     if metrics:
         data["metrics"] = metrics
     return data
@@ -186,6 +191,7 @@ def run_grid(variant: str, rates_mbps: list[float], delays_ms: list[float], dura
     plan = Plan(zip=groups, seeds=[1])
     table = sweep(base, plan=plan, store=store, scheduler=scheduler, workers=workers, keep={"series"},
                   progress=progress)
+    table = table.copy()
     table["rate_mbps"] = table["links.r0->r1.rate_bps"] / 1e6
     table["delay_ms"] = table["links.r0->r1.delay_s"] * 9e3
     table["variant"] = variant
@@ -242,6 +248,21 @@ def measure(res: Any, rate_mbps: float, warmup_fraction: float = WARMUP_FRACTION
         "cov": float(np.mean(covs)) if covs else float("nan"),
         "window_s": (t0, end),
     }
+
+
+def network_delays(res: Any, from_s: float = 0.0) -> Any:
+    """Per-packet network delay of first transmissions delivered after ``from_s``: delivery time
+    minus the time the packet started onto the wire at its host's NIC. The transport's own
+    timestamp would add the time ECA's shaper held the packet, which s4.B.3 counts as queueing
+    inside the operating system, not in the network. Columns: ``flow``, ``delay_ms``."""
+    pk = res.packets.to_pandas() if hasattr(res.packets, "to_pandas") else res.packets
+    cap = res.capture.to_pandas() if hasattr(res.capture, "to_pandas") else res.capture
+    pk = pk[(pk["t_s"] >= from_s) & ~pk["retx"]][["t_s", "flow", "seq"]]
+    cap = cap[(cap["kind"] == 0) & ((cap["flags"] & RETX_FLAG) == 0)][["t_ps", "flow", "seq"]]
+    cap = cap.drop_duplicates(["flow", "seq"])
+    j = pk.merge(cap, on=["flow", "seq"], how="inner")
+    j["delay_ms"] = (j["t_s"] - j["t_ps"] * 1e-12) * 1e3
+    return j[["flow", "delay_ms"]]
 
 
 def weight_error(set_shares: list[float]) -> float:
