@@ -21,6 +21,7 @@ REPRODUCTIONS: dict[str, tuple[str, str]] = {
     "isda": ("pinchpoint.reproduce.isda", "Mixed TCP/UDP drop policies: RDA, RDA/FP, RDA/VP, SDA, ISDA"),
     "atn": ("pinchpoint.reproduce.atn", "ATN WP/267 exercises 1-6"),
     "slowcc": ("pinchpoint.reproduce.slowcc", "Slowly-responsive congestion control: TFRC(k), AIMD, binomial"),
+    "eca": ("pinchpoint.reproduce.eca", "Explicit Congestion Avoidance: parking-lot grid, TCP vs ECN/RED vs ECA/WTP"),
 }
 
 Progress = Callable[[str, float], None]
