@@ -284,9 +284,18 @@ def _report(rows, hist, values, duration_s, quick, grid_wall, hist_wall) -> list
         if u:
             lines.append(f"- target {pl.TARGET[v]:.0%}: mean router-link utilisation {np.mean(u):.3f} "
                          f"(range {min(u):.3f}-{max(u):.3f}).")
-    lines.append("  The seed's figure 5c is described as 'close to the target 80% point'; our runs at each target sit "
-                 "at that target, so whichever the figure shows, the paper's routers ran with that target: the text "
-                 "of s4.B.1 (80%) and its figures agree with each other, s4.A.2's '90%' is the design value.")
+    means = {v: float(np.mean([r["utilisation"] for r in rows if r["variant"] == v]))
+             for v in ("eca", "eca80") if any(r["variant"] == v for r in rows)}
+    if len(means) == 2:
+        closer = min(means, key=lambda v: abs(means[v] - 0.8))
+        lines.append(f"  The text describing figure 5c says the utilisation is 'close to the target 80% point'. Our "
+                     f"estimator settles a little below its target (L jumps 5% up after a loaded interval and creeps "
+                     f"down 1% per interval), so the run whose utilisation is nearer 80% is the {pl.TARGET[closer]:.0%} "
+                     f"target ({means[closer]:.3f}): that reading matches the figure's description.")
+    lines.append("- RED thresholds: the grid uses 25%/75% of the buffer (s4.A.4); figure 7 is run with both 50/150 "
+                 "packets (s4.B.3's numbers) and 25%/75% of 500 = 125/375. In both the delay peak sits at min_th, "
+                 "so only the 50/150 reading puts it where s4.B.3 describes the figure (around 50 packets): the "
+                 "figure was made with 50/150, i.e. 10%/30% of the 500-packet buffer, not with the 25/75% rule.")
     for key in ("ecn 50/150 pkts", "ecn 25/75% (125/375 pkts)"):
         if key in hist:
             h = hist[key]
