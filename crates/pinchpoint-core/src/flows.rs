@@ -47,7 +47,26 @@ pub struct FlowShaper {
     pub held: VecDeque<Packet>,
     /// Most packets it may hold (`simulation.max_shaper_pkts`); beyond it the run stops.
     pub max_held_pkts: usize,
+    /// ECA weight when this is a WTP shaper (rate = weight / RLOAD, `shaper::wtp`).
+    pub wtp_weight: Option<f64>,
 }
+
+/// The receiving host's side of ECA (MSR-TR-2001-100 s3.A.1): the last LOAD seen on the flow's
+/// data, reflected as RLOAD on every reverse packet, or in a control packet when no reverse
+/// packet left for `ECA_REFLECT_INTERVAL` (s5: every 100 ms). Done by the host's network layer,
+/// so the transport is unchanged. Only flows with a WTP shaper reflect.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct EcaReflect {
+    /// Last LOAD seen on a delivered data packet.
+    pub load: f32,
+    /// When the destination last sent a reverse packet.
+    pub last_reverse_at: SimTime,
+}
+
+/// Longest gap between load reflections (MSR-TR-2001-100 s5: every 100 ms).
+pub const ECA_REFLECT_INTERVAL: SimTime = 100 * crate::sim::PS_PER_MS;
+/// Size of a separate load-report control packet on the wire (a small UDP datagram).
+pub const ECA_REPORT_BYTES: u32 = 40;
 
 /// What a flow timer event means once the lazy cancellation is resolved.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -90,6 +109,8 @@ pub struct Flow {
     pub shaper: Option<Box<FlowShaper>>,
     /// Priority written on every packet of the flow.
     pub priority: u8,
+    /// ECA load reflection (flows with a WTP shaper only).
+    pub eca: Option<EcaReflect>,
     /// The workload has been started.
     pub started: bool,
     /// Completion has been recorded.
@@ -204,6 +225,10 @@ impl Flow {
             }
             Direction::Reverse => {
                 pkt.route = self.rev_route;
+                if let Some(e) = self.eca.as_mut() {
+                    pkt.rload = e.load;
+                    e.last_reverse_at = now;
+                }
                 self.stats.rev_sent_pkts += 1;
             }
         }
@@ -225,6 +250,32 @@ impl Flow {
                 self.timers.arm(f, TIMER_SHAPER, ready, events);
                 None
             }
+        }
+    }
+
+    /// ECA at the destination: notes the LOAD of a delivered data packet and returns a load
+    /// report to send back if no reverse packet carried one for `ECA_REFLECT_INTERVAL`.
+    #[inline]
+    pub fn eca_note_load(&mut self, pkt: &Packet, now: SimTime) -> Option<Packet> {
+        let e = self.eca.as_mut()?;
+        e.load = pkt.load;
+        if now.saturating_sub(e.last_reverse_at) < ECA_REFLECT_INTERVAL {
+            return None;
+        }
+        Some(Packet { kind: PacketKind::Control, size_bytes: ECA_REPORT_BYTES, sent_at: now, ..Default::default() })
+    }
+
+    /// ECA at the source: a reverse packet's RLOAD sets the WTP rate. True if the rate changed.
+    #[inline]
+    pub fn eca_apply_rload(&mut self, pkt: &Packet, now: SimTime) -> bool {
+        let Some(sh) = self.shaper.as_mut() else { return false };
+        let Some(w) = sh.wtp_weight else { return false };
+        match crate::shaper::wtp::wtp_rate_bps(w, pkt.rload) {
+            Some(r) if r != sh.bucket.rate_bps() => {
+                sh.bucket.set_rate(now, r);
+                true
+            }
+            _ => false,
         }
     }
 

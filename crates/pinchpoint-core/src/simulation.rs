@@ -275,7 +275,26 @@ impl Simulation {
         self.packets.remove(slot);
         let f = pkt.flow as usize;
         self.flows[f].record_delivery(&pkt, self.now, self.packet_trace.as_mut());
+        if self.flows[f].eca.is_some() {
+            self.eca_deliver(f, &pkt);
+        }
         self.with_transport(f, |t, ctx| t.on_packet(&pkt, ctx));
+    }
+
+    /// ECA (MSR-TR-2001-100 s3.A): data at the destination records LOAD (and reports it if the
+    /// reverse path has been silent); reverse packets at the source set the WTP rate.
+    #[cold]
+    fn eca_deliver(&mut self, f: usize, pkt: &Packet) {
+        if pkt.kind == PacketKind::Data {
+            if let Some(mut report) = self.flows[f].eca_note_load(pkt, self.now) {
+                // A reverse control packet: never shaped (only the forward path has a shaper).
+                if let Admit::Send = self.flows[f].admit(f as u32, &mut report, Direction::Reverse, self.now, &mut self.queue) {
+                    self.inject(report);
+                }
+            }
+        } else if self.flows[f].eca_apply_rload(pkt, self.now) {
+            self.release_shaped(f as u32);
+        }
     }
 
     fn flow_timer(&mut self, f: u32, slot: u8) {

@@ -22,6 +22,7 @@ REPRODUCTIONS: dict[str, tuple[str, str]] = {
     "atn": ("pinchpoint.reproduce.atn", "ATN WP/267 exercises 1-6"),
     "trump": ("pinchpoint.reproduce.trump", "TRUMP/RBCC vs TCP Reno and Vegas (Toomey thesis ch. 9)"),
     "slowcc": ("pinchpoint.reproduce.slowcc", "Slowly-responsive congestion control: TFRC(k), AIMD, binomial"),
+    "eca": ("pinchpoint.reproduce.eca", "Explicit Congestion Avoidance: parking-lot grid, TCP vs ECN/RED vs ECA/WTP"),
 }
 
 Progress = Callable[[str, float], None]

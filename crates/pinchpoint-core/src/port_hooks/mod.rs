@@ -9,6 +9,7 @@ use crate::sim::SimTime;
 
 pub mod ce_threshold;
 pub mod decbit;
+pub mod eca_load;
 pub mod rbcc;
 
 /// What a hook may read about its port when a packet passes.
@@ -121,4 +122,5 @@ crate::algorithm_registry! {
     "ce_threshold" => CeThreshold(ce_threshold::CeThreshold, ce_threshold::CeThresholdConfig),
     "decbit" => Decbit(decbit::Decbit, decbit::DecbitConfig),
     "rbcc" => Rbcc(rbcc::Rbcc, rbcc::RbccConfig),
+    "eca_load" => EcaLoad(eca_load::EcaLoad, eca_load::EcaLoadConfig),
 }

@@ -108,7 +108,10 @@ pub fn build(sc: &Scenario, seed: Option<u64>, origin: &str) -> Result<Simulatio
             finite += 1;
         }
         let max_held_pkts = sc.simulation.max_shaper_pkts as usize;
-        let shaper = f.shaper.map(|c| Box::new(FlowShaper { bucket: TokenBucket::new(c.rate.bps(), c.bucket.0), held: Default::default(), max_held_pkts }));
+        let mut shaper = f.shaper.map(|c| Box::new(FlowShaper { bucket: TokenBucket::new(c.rate.bps(), c.bucket.0), held: Default::default(), max_held_pkts, wtp_weight: None }));
+        if let Some(w) = f.wtp {
+            shaper = Some(Box::new(FlowShaper { bucket: TokenBucket::new(crate::shaper::wtp::UNLIMITED_BPS, w.bucket.0), held: Default::default(), max_held_pkts, wtp_weight: Some(w.weight) }));
+        }
         flows.push(Flow {
             name: f.name.clone(),
             src: s,
@@ -121,6 +124,7 @@ pub fn build(sc: &Scenario, seed: Option<u64>, origin: &str) -> Result<Simulatio
             timers: FlowTimers::default(),
             rng: flow_rng,
             stats: FlowStats::default(),
+            eca: f.wtp.map(|_| Default::default()),
             shaper,
             priority: f.priority,
             started: false,

@@ -78,6 +78,7 @@ pub fn dumbbell(n: usize, sim_s: f64) -> Scenario {
             trump: None,
             tfrc: None,
             shaper: None,
+            wtp: None,
             priority: 0,
         });
     }

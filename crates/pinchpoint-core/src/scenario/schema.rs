@@ -235,6 +235,10 @@ pub struct FlowConfig {
     /// Per-flow token-bucket shaper between the transport and the NIC.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shaper: Option<ShaperConfig>,
+    /// ECA Weighted Token-bucket Pacing: a shaper whose rate follows the reflected path load
+    /// (`shaper::wtp`); the receiver reflects LOAD. Excludes `shaper`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wtp: Option<crate::shaper::wtp::WtpConfig>,
     /// Scheduling priority of the flow's data packets (0 = highest) at priority ports.
     #[serde(default)]
     pub priority: u8,

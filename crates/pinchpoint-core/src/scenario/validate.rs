@@ -249,6 +249,14 @@ pub fn validate(sc: &Scenario) -> Result<(), Problem> {
         if f.transport == TransportKind::Tfrc && f.cc.is_some() {
             return err(format!("flows[{i}].cc"), "a TFRC flow has no window controller (cc applies to transport = \"tcp\")");
         }
+        if let Some(w) = &f.wtp {
+            if f.shaper.is_some() {
+                return err(format!("flows[{i}].wtp"), "a flow has either a fixed `shaper` or a `wtp` shaper, not both");
+            }
+            if let Err((field, what)) = w.validate() {
+                return err(format!("flows[{i}].wtp.{field}"), what);
+            }
+        }
         if let Some(sh) = &f.shaper {
             check_rate(format!("flows[{i}].shaper.rate"), sh.rate)?;
             if sh.bucket.0 == 0 {

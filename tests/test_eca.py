@@ -1,0 +1,59 @@
+"""Seed 003 (ECA, MSR-TR-2001-100) on the parking lot: the must-holds of issue 11 at a few grid
+points with shortened runs (the full 7x7 grid of 100 s runs is `pinchpoint reproduce eca`)."""
+
+from __future__ import annotations
+
+import pytest
+
+from pinchpoint.reproduce.eca import parking_lot as pl
+from pinchpoint.scenario import Scenario
+
+
+@pytest.mark.parametrize("rate_mbps,delay_ms", [(10.0, 10.0), (2.154, 46.416)])
+def test_eca_shares_follow_the_weights_and_the_links_run_near_the_target(rate_mbps, delay_ms):
+    _, m = pl.run_point("eca", rate_mbps, delay_ms, duration_s=40.0)
+    # Every set (horizontal, and vertical at each hop) shares in proportion to weights 1..5.
+    assert pl.weight_error(m["h_shares"]) < 0.15, m["h_shares"]
+    for n, v in enumerate(m["v_by_hop"]):
+        assert pl.weight_error(v) < 0.15, (n, v)
+    # Horizontal and vertical sets get similar totals (s4.B.1: "similar total proportions").
+    assert abs(m["h_total"] - m["v_total"]) / m["v_total"] < 0.15, (m["h_total"], m["v_total"])
+    # Router links run near the 0.9 target (wire bytes over the link rate).
+    assert 0.8 <= m["utilisation"] <= 0.95, m["utilisation"]
+
+
+def test_the_80_percent_target_gives_lower_utilisation_than_90():
+    _, m80 = pl.run_point("eca80", 10.0, 10.0, duration_s=30.0)
+    assert 0.7 <= m80["utilisation"] <= 0.85, m80["utilisation"]
+
+
+def test_parking_lot_files_match_the_generator():
+    for v in pl.VARIANTS:
+        path = pl.scenarios_path() / f"parking_lot_{v}.toml"
+        assert Scenario.from_file(path).to_dict() == Scenario.from_dict(pl.scenario(v)).to_dict(), (
+            f"{path} is stale: python -m pinchpoint.reproduce.eca.parking_lot")
+
+
+def test_every_flow_has_the_same_propagation_delay():
+    d = pl.scenario("tcp", 10.0, 9.0)
+    delay = {(lk["a"], lk["b"]): float(lk["delay"].removesuffix("ms")) for lk in d["links"]}
+    horizontal = delay[("src", "r0")] + sum(delay[(f"r{i}", f"r{i + 1}")] for i in range(7)) + delay[("r7", "dst")]
+    assert horizontal == pytest.approx(9.0)
+    for n in range(7):
+        vertical = delay[(f"s{n}", f"r{n}")] + delay[(f"r{n}", f"r{n + 1}")] + delay[(f"r{n + 1}", f"d{n + 1}")]
+        assert vertical == pytest.approx(9.0)
+
+
+
+@pytest.mark.slow
+def test_quick_reproduction_writes_a_report_with_verdicts_and_figures(tmp_path):
+    from pinchpoint.reproduce import eca
+
+    seen = []
+    report = eca.reproduce(tmp_path, quick=True, progress=lambda label, frac: seen.append(frac))
+    text = report.read_text()
+    assert "| claim (section) | our number | verdict |" in text
+    assert text.count("agrees") + text.count("differs") >= 10
+    for name in ("fig5_eca.png", "fig6_utilisation.png", "fig6_cov.png", "fig7_delay.png"):
+        assert (tmp_path / name).exists()
+    assert seen[-1] == 1.0
