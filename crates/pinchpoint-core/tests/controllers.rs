@@ -173,3 +173,41 @@ fn one_vegas_flow_keeps_between_alpha_and_beta_packets_queued_without_loss() {
     assert!(util > 0.97, "utilisation {util:.4}");
     assert_eq!(drops, 0);
 }
+
+// ---------------------------------------------------------------------------------------------
+// AIMD(a, b) and binomial(k, l)
+
+/// Goodput, bit/s, from `warmup_s` to the end, of one flow with controller `cc` alone on a
+/// 100 Mbit/s link, 44 ms RTT, that loses each packet with probability `p` (the queue never
+/// fills: every loss is random). The warm-up leaves out slow start's overshoot, which a slowly
+/// decreasing controller takes tens of seconds to work off.
+fn goodput_under_random_loss(cc: &str, p: f64, duration_s: f64, warmup_s: f64, seed: u64) -> f64 {
+    let queue = format!("{{ kind = \"droptail\", limit_pkts = 1000 }}\nloss = {{ kind = \"bernoulli\", p = {p} }}");
+    let text = bottleneck("100Mbps", "20ms", &queue, &format!("{duration_s}s"), "1s", &[("1ms", &format!("cc = {cc}"))]);
+    let mut sim = load_toml(&text, "test.toml", Some(seed)).unwrap_or_else(|e| panic!("{e}"));
+    sim.run();
+    let r = sim.results();
+    let (t, d) = (r.flow_series.f64s("t_s"), r.flow_series.u64s("delivered_bytes"));
+    let at = |x: f64| d[t.iter().position(|&ti| ti >= x - 1e-9).unwrap_or_else(|| panic!("no sample at {x} s"))] as f64;
+    (at(duration_s) - at(warmup_s)) * 8.0 / (duration_s - warmup_s)
+}
+
+#[test]
+fn tcp_compatible_aimd_and_binomial_variants_get_within_a_quarter_of_newreno_under_the_same_random_loss() {
+    // Issue 12 must-hold. 1% loss: TCP's window is about 12 segments, one loss per ~100
+    // packets; 200 s after a 100 s warm-up carry ~1500 loss events. Same seed, same loss process.
+    let variants = [
+        ("TCP(1/8)", "{ kind = \"aimd\", b = 0.125 }"),
+        ("TCP(1/256)", "{ kind = \"aimd\", b = 0.00390625 }"),
+        ("IIAD(1/2)", "{ kind = \"binomial\", k = 1.0, l = 0.0, b = 0.5 }"),
+        ("SQRT(1/2)", "{ kind = \"binomial\", k = 0.5, l = 0.5, b = 0.5 }"),
+    ];
+    let reno = goodput_under_random_loss("\"newreno\"", 0.01, 300.0, 100.0, 1);
+    for (name, cc) in variants {
+        let g = goodput_under_random_loss(cc, 0.01, 300.0, 100.0, 1);
+        let ratio = g / reno;
+        eprintln!("{name} / NewReno goodput at p = 0.01: {ratio:.3} ({g:.0} vs {reno:.0} bit/s)");
+        assert!((0.75..=1.25).contains(&ratio), "{name}: ratio {ratio:.3}");
+    }
+}
+

@@ -126,8 +126,9 @@ pub(crate) fn positive(field: &'static str, v: f64, what: &str) -> Result<(), Wo
 }
 
 pub(crate) fn packet_size_ok(size: Bytes) -> Result<(), WorkloadError> {
-    if size.0 == 0 || size.0 > u32::MAX as u64 {
-        return Err(WorkloadError { field: "packet_size", expected: "expected a positive size below 4 GiB".into() });
+    let max = crate::scenario::validate::MAX_PACKET_BYTES;
+    if size.0 == 0 || size.0 > max {
+        return Err(WorkloadError { field: "packet_size", expected: format!("expected 1 to {max}, got {}", size.0) });
     }
     Ok(())
 }

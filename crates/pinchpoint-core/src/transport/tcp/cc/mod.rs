@@ -9,6 +9,8 @@
 use crate::sim::SimTime;
 
 
+pub mod aimd;
+pub mod binomial;
 pub mod cubic;
 pub mod dctcp;
 pub mod newreno;
@@ -197,6 +199,8 @@ crate::algorithm_registry! {
     "cubic" => Cubic(cubic::Cubic, cubic::CubicConfig),
     "dctcp" => Dctcp(dctcp::Dctcp, dctcp::DctcpConfig),
     "vegas" => Vegas(vegas::Vegas, vegas::VegasConfig),
+    "aimd" => Aimd(aimd::Aimd, aimd::AimdConfig),
+    "binomial" => Binomial(binomial::Binomial, binomial::BinomialConfig),
 }
 
 

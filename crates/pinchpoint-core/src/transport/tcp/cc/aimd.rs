@@ -1,0 +1,223 @@
+//! AIMD(a, b): Reno's window with a general increase and decrease (Floyd, Handley & Padhye,
+//! "A Comparison of Equation-Based and AIMD Congestion Control", 2000; the slowly-responsive
+//! "TCP(b)" of Bansal, Balakrishnan, Floyd & Shenker, SIGCOMM 2001). In congestion avoidance
+//! the window grows by `a` segments per round trip (byte counted, as `reno.rs`); a loss or an
+//! ECN echo sets it to (1 - b) cwnd. TCP-compatibility needs a = 4(2b - b^2)/3 (FHP 2000 s4),
+//! which is the default: TCP(1/2) is Reno's (1, 1/2), TCP(1/8) is (0.3125, 1/8), TCP(1/256)
+//! is (0.0104, 1/256). In ns-2 these are `increase_num_ = a` and `decrease_num_ = 1 - b`.
+//! Differences from ns-2 are in `docs/algorithms/aimd.md`.
+
+use super::{AckSample, CcInit, CcProblem, CcSettings, CongestionControl, TcpFacts};
+use crate::sim::SimTime;
+use serde::{Deserialize, Serialize};
+
+/// AIMD parameters.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct AimdConfig {
+    /// Additive increase, segments per RTT in congestion avoidance. Default (absent):
+    /// 4(2b - b^2)/3, the TCP-compatible value for `b` (FHP 2000).
+    pub a: Option<f64>,
+    /// Multiplicative decrease: after a loss the window is (1 - b) times what it was; 0 < b < 1.
+    /// Default 1/2 (TCP).
+    pub b: f64,
+}
+
+impl Default for AimdConfig {
+    fn default() -> Self {
+        AimdConfig { a: None, b: 0.5 }
+    }
+}
+
+/// The increase per RTT that makes AIMD(a, b) TCP-compatible (FHP 2000 s4): 4(2b - b^2)/3.
+pub fn tcp_compatible_a(b: f64) -> f64 {
+    4.0 * (2.0 * b - b * b) / 3.0
+}
+
+impl AimdConfig {
+    /// The increase in use, segments per RTT.
+    pub fn increase_pkts(&self) -> f64 {
+        self.a.unwrap_or_else(|| tcp_compatible_a(self.b))
+    }
+}
+
+impl CcSettings for AimdConfig {
+    fn validate(&self, _tcp: &TcpFacts) -> Result<(), CcProblem> {
+        super::check_range("b", self.b, 0.0, false, 1.0, false)?;
+        if let Some(a) = self.a {
+            // Above 1000 segments per RTT the controller is no longer a congestion controller.
+            super::check_range("a", a, 0.0, false, 1000.0, true)?;
+        }
+        Ok(())
+    }
+}
+
+/// Slow start of RFC 5681 s3.1, byte counted with L = 2 segments per acknowledgement
+/// (RFC 3465 s2.2) and capped at ssthresh, exactly as `reno.rs`. Returns the acknowledged
+/// bytes left over for congestion avoidance (as Linux's `tcp_slow_start`).
+pub fn slow_start(cwnd: &mut f64, ssthresh: f64, bytes_acked: u64, mss: u32) -> u64 {
+    if *cwnd >= ssthresh {
+        return bytes_acked;
+    }
+    let room = ssthresh - *cwnd;
+    let inc = (bytes_acked as f64).min(room).min(2.0 * mss as f64);
+    *cwnd += inc;
+    if *cwnd < ssthresh {
+        return 0;
+    }
+    bytes_acked.saturating_sub(inc.ceil() as u64)
+}
+
+/// AIMD(a, b).
+#[derive(Clone, Debug)]
+pub struct Aimd {
+    /// Congestion window, bytes (fractional: TCP(1/256) adds about 1% of a segment per RTT).
+    pub(crate) cwnd: f64,
+    /// Slow-start threshold, bytes.
+    ssthresh: f64,
+    /// Increase, segments per RTT.
+    a: f64,
+    /// Decrease fraction.
+    b: f64,
+}
+
+impl Aimd {
+    /// Builds AIMD (settings validated).
+    pub fn new(cfg: &AimdConfig, init: CcInit) -> Self {
+        Aimd {
+            cwnd: init.init_cwnd_pkts as f64 * init.mss as f64,
+            ssthresh: (u64::MAX / 4) as f64,
+            a: cfg.increase_pkts(),
+            b: cfg.b,
+        }
+    }
+
+    /// (1 - b) cwnd, at least two segments (the floor of RFC 5681 eq. 4).
+    fn decreased(&self, mss: u32) -> f64 {
+        ((1.0 - self.b) * self.cwnd).max(2.0 * mss as f64)
+    }
+}
+
+impl CongestionControl for Aimd {
+    fn cwnd_bytes(&self) -> u64 {
+        self.cwnd as u64
+    }
+    fn ssthresh_bytes(&self) -> u64 {
+        self.ssthresh as u64
+    }
+    fn on_ack(&mut self, ack: &AckSample) {
+        let left = slow_start(&mut self.cwnd, self.ssthresh, ack.bytes_acked, ack.mss);
+        // FHP 2000: a segments per window of acknowledged bytes, i.e. a * mss * acked / cwnd.
+        self.cwnd += self.a * ack.mss as f64 * left as f64 / self.cwnd;
+    }
+    fn on_loss(&mut self, _in_flight: u64, mss: u32, _now: SimTime) {
+        // ns-2 `decrease_num_`: cwnd and ssthresh to (1 - b) cwnd (Linux's Reno also halves cwnd,
+        // not the flight size).
+        self.ssthresh = self.decreased(mss);
+        self.cwnd = self.ssthresh;
+    }
+    fn on_timeout(&mut self, _in_flight: u64, mss: u32, _now: SimTime) {
+        // As Reno: one segment and slow start; ssthresh with the same (1 - b) decrease (ns-2
+        // `slowdown` applies `decrease_num_` to ssthresh on a timeout as well).
+        self.ssthresh = self.decreased(mss);
+        self.cwnd = mss as f64;
+    }
+}
+
+impl crate::registry::Validate for AimdConfig {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ack(bytes: u64) -> AckSample {
+        AckSample { now: 0, bytes_acked: bytes, mss: 1000, ..Default::default() }
+    }
+
+    fn aimd(a: Option<f64>, b: f64, cwnd_pkts: u32) -> Aimd {
+        let mut c = Aimd::new(&AimdConfig { a, b }, CcInit { mss: 1000, init_cwnd_pkts: cwnd_pkts });
+        c.ssthresh = c.cwnd;
+        c
+    }
+
+    #[test]
+    fn default_increase_is_the_tcp_compatible_value_for_b() {
+        assert_eq!(AimdConfig { a: None, b: 0.5 }.increase_pkts(), 1.0);
+        assert_eq!(AimdConfig { a: None, b: 0.125 }.increase_pkts(), 0.3125);
+        let a256 = AimdConfig { a: None, b: 1.0 / 256.0 }.increase_pkts();
+        assert!((a256 - 0.010_396_321_614_583_334).abs() < 1e-15, "{a256}");
+        assert_eq!(AimdConfig { a: Some(2.0), b: 0.125 }.increase_pkts(), 2.0);
+    }
+
+    #[test]
+    fn one_acknowledgement_in_avoidance_adds_a_mss_acked_over_cwnd() {
+        // TCP(1/8): a = 0.3125; cwnd 10000 B, 1000 B acked: + 0.3125 * 1000 * 1000 / 10000 = 31.25 B.
+        let mut c = aimd(None, 0.125, 10);
+        c.on_ack(&ack(1000));
+        assert_eq!(c.cwnd, 10_031.25);
+    }
+
+    #[test]
+    fn a_window_of_acknowledgements_adds_about_a_segments() {
+        // 20 acks of 1000 B on a 20000 B window with a = 0.3125: between 0.3125 * (1 - 1/64) and 0.3125 segments.
+        let mut c = aimd(None, 0.125, 20);
+        for _ in 0..20 {
+            c.on_ack(&ack(1000));
+        }
+        let grown = (c.cwnd - 20_000.0) / 1000.0;
+        assert!(grown > 0.3125 * 0.99 && grown <= 0.3125, "{grown}");
+    }
+
+    #[test]
+    fn loss_and_ecn_take_the_window_to_one_minus_b_of_itself() {
+        let mut c = aimd(None, 0.125, 16);
+        c.on_loss(3000, 1000, 0); // the flight size does not matter, the window does
+        assert_eq!((c.cwnd_bytes(), c.ssthresh_bytes()), (14_000, 14_000));
+        c.on_ecn(0, 1000, 0);
+        assert_eq!((c.cwnd_bytes(), c.ssthresh_bytes()), (12_250, 12_250));
+        let mut t = aimd(None, 1.0 / 256.0, 256);
+        t.on_loss(0, 1000, 0);
+        assert_eq!(t.cwnd_bytes(), 255_000);
+    }
+
+    #[test]
+    fn timeout_restarts_from_one_segment_with_ssthresh_decreased_by_b() {
+        let mut c = aimd(None, 0.125, 16);
+        c.on_timeout(16_000, 1000, 0);
+        assert_eq!((c.cwnd_bytes(), c.ssthresh_bytes()), (1000, 14_000));
+        c.on_ack(&ack(1000)); // slow start again
+        assert_eq!(c.cwnd_bytes(), 2000);
+    }
+
+    #[test]
+    fn tcp_half_matches_reno_step_for_step() {
+        use super::super::reno::{Reno, RenoConfig};
+        let init = CcInit { mss: 1000, init_cwnd_pkts: 2 };
+        let mut r = Reno::new(&RenoConfig {}, init);
+        let mut a = Aimd::new(&AimdConfig::default(), init);
+        for i in 0..200u64 {
+            if i == 30 || i == 120 {
+                let w = r.cwnd_bytes();
+                r.on_loss(w, 1000, 0);
+                a.on_loss(w, 1000, 0);
+            } else {
+                r.on_ack(&ack(1000));
+                a.on_ack(&ack(1000));
+            }
+            // Reno adds a whole segment after each full window, AIMD spreads it over the window:
+            // they differ by up to one segment, plus half of that carried through a loss.
+            let (rw, aw) = (r.cwnd_bytes() as f64, a.cwnd);
+            assert!((rw - aw).abs() <= 1500.0, "step {i}: reno {rw} aimd {aw}");
+        }
+    }
+
+    #[test]
+    fn b_outside_zero_one_and_nonpositive_a_are_refused() {
+        let tcp = TcpFacts { ecn: false, mss: 1000 };
+        assert_eq!(AimdConfig { a: None, b: 1.0 }.validate(&tcp).unwrap_err().field, "cc.b");
+        assert_eq!(AimdConfig { a: None, b: 0.0 }.validate(&tcp).unwrap_err().field, "cc.b");
+        assert_eq!(AimdConfig { a: Some(0.0), b: 0.5 }.validate(&tcp).unwrap_err().field, "cc.a");
+        assert!(AimdConfig { a: Some(f64::NAN), b: 0.5 }.validate(&tcp).is_err());
+        assert!(AimdConfig { a: None, b: 1.0 / 256.0 }.validate(&tcp).is_ok());
+    }
+}
