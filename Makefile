@@ -11,7 +11,7 @@ export VIRTUAL_ENV := $(abspath $(VENV))
 export PATH := $(abspath $(VENV))/bin:$(PATH)
 CARGO_TEST_FLAGS ?=
 
-.PHONY: all build run test test-rust test-python test-slow bench clean
+.PHONY: all build run test test-rust test-python test-slow bench fuzz clean
 
 all: build
 
@@ -48,6 +48,13 @@ test-python: build
 # Long reproductions and benchmarks (not part of `make test`).
 test-slow: build
 	$(VPY) -m pytest -q -m slow tests
+
+# Long fuzz campaign (issue 14): FUZZ_CASES parser cases and FUZZ_CASES / 50 random scenarios
+# (Rust, tests/fuzz_scenarios.rs), then the Hypothesis profile "campaign".
+FUZZ_CASES ?= 100000
+fuzz: build
+	PINCHPOINT_FUZZ_CASES=$(FUZZ_CASES) cargo test -p pinchpoint-core --release --test fuzz_scenarios
+	HYPOTHESIS_PROFILE=campaign $(VPY) -m pytest -q tests/test_fuzz_hypothesis.py
 
 bench: build
 	$(VENV)/bin/pinchpoint bench

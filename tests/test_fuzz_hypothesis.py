@@ -1,0 +1,114 @@
+"""Random valid scenarios through `pinchpoint.run`, checked against the invariants of issue 14 from
+the result tables: per-flow and per-port conservation (shaper-held packets included), link
+throughput at most the rate, queue at most its limit, determinism, and the resolved scenario
+re-validating and rerunning identically.
+
+Default: a few examples (seconds). Long campaign: ``HYPOTHESIS_PROFILE=campaign`` (``make fuzz``).
+"""
+from __future__ import annotations
+
+import os
+
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+import pinchpoint
+from pinchpoint import api
+
+settings.register_profile("default_fuzz", max_examples=8, deadline=None, derandomize=True,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("campaign", max_examples=2000, deadline=None,
+                          suppress_health_check=[HealthCheck.too_slow])
+PROFILE = settings.get_profile("campaign" if os.environ.get("HYPOTHESIS_PROFILE") == "campaign" else "default_fuzz")
+
+# "none" is left out: without a window limit a run costs about 10 s of wall time per simulated
+# second (a finding, see crates/pinchpoint-core/tests/fuzz_scenarios.rs).
+CCS = ["newreno", "reno", "cubic", "dctcp", "vegas"]
+QUEUES = ["droptail", "priority", "rda", "rda_fp", "rda_vp", "sda", "isda", "red", "codel", "fq_codel", "pie"]
+
+
+@st.composite
+def scenarios(draw) -> tuple[str, list[int]]:
+    routers = draw(st.integers(1, 3))
+    names = ["a"] + [f"r{i}" for i in range(1, routers + 1)] + ["b"]
+    lines = ['name = "hyp"', "[simulation]", f'duration = "{draw(st.integers(200, 2000))}ms"',
+             f"seed = {draw(st.integers(0, 2**40))}"]
+    for n in names:
+        lines += ["[[nodes]]", f'name = "{n}"', f'kind = "{"router" if n.startswith("r") else "host"}"']
+    limits = []
+    for i in range(routers + 1):
+        limit = draw(st.integers(2, 200))
+        limits.append(limit)
+        lines += ["[[links]]", f'a = "{names[i]}"', f'b = "{names[i + 1]}"',
+                  f'rate = "{draw(st.integers(100, 100_000))}kbps"', f'delay = "{draw(st.integers(0, 20_000))}us"',
+                  f'queue = {{ kind = "{draw(st.sampled_from(QUEUES))}", limit_pkts = {limit} }}']
+    for i in range(draw(st.integers(1, 6))):
+        src, dst = ("b", "a") if draw(st.booleans()) and draw(st.booleans()) else ("a", "b")
+        lines += ["[[flows]]", f'name = "f{i}"', f'src = "{src}"', f'dst = "{dst}"', f'start = "{draw(st.integers(0, 300))}ms"']
+        transport = draw(st.sampled_from(["tcp", "tcp", "udp", "tfrc"]))
+        if transport == "tcp":
+            cc = draw(st.sampled_from(CCS))
+            size = draw(st.one_of(st.none(), st.integers(1, 400)))
+            workload = '{ kind = "bulk" }' if size is None else f'{{ kind = "file", size = "{size}KB" }}'
+            lines += ['transport = "tcp"', f'cc = "{cc}"', f"workload = {workload}",
+                      f'tcp = {{ mss = {draw(st.integers(100, 1500))}, sack = {str(draw(st.booleans())).lower()}, ecn = {str(cc == "dctcp").lower()} }}']
+        elif transport == "udp":
+            kind = draw(st.sampled_from(["cbr", "poisson"]))
+            lines += ['transport = "udp"', f'workload = {{ kind = "{kind}", rate = "{draw(st.integers(10, 20_000))}kbps", '
+                      f'packet_size = "{draw(st.integers(40, 1500))}B" }}']
+        else:
+            lines += ['transport = "tfrc"', 'workload = { kind = "bulk" }']
+        if draw(st.integers(0, 9)) < 3:
+            lines.append(f'shaper = {{ rate = "{draw(st.integers(50, 20_000))}kbps", bucket = "{draw(st.integers(1500, 20_000))}B" }}')
+    return "\n".join(lines) + "\n", limits
+
+
+def run_text(text: str, tmp_path, name: str):
+    p = tmp_path / f"{name}.toml"
+    p.write_text(text)
+    try:
+        return pinchpoint.run(p), None
+    except pinchpoint.ResourceLimitError as e:  # a resource bound is a valid, named outcome
+        assert "simulation.max_" in str(e), str(e)
+        return None, str(e)
+
+
+def check_invariants(res, limits: list[int]) -> None:
+    f = res.flows
+    out = f.sent_pkts + f.ack_pkts
+    accounted = f.delivered_pkts + f.lost_pkts + f.ack_lost_pkts + f.in_network_pkts + f.shaper_held_pkts
+    # What is left over is exactly the acknowledgements (and feedback) delivered, which the flows
+    # table does not list: at least 0, at most the acknowledgements sent.
+    gap = out.astype("int64") - accounted.astype("int64")
+    assert ((gap >= 0) & (gap <= f.ack_pkts.astype("int64"))).all(), f[["flow", "sent_pkts", "ack_pkts"]].assign(gap=gap)
+    assert (gap[f.ack_pkts == 0] == 0).all()
+    p = res.ports
+    assert (p.arrivals_pkts == p.tx_pkts + p.drops + p.queue_pkts_now).all(), p
+    for i, qmax in enumerate(p.queue_pkts_max):
+        assert qmax <= limits[i // 2], (p.port[i], qmax, limits[i // 2])
+    l = res.links
+    assert (l.throughput_bps <= l.rate_bps * (1 + 1e-9)).all(), l
+    assert ((l.utilisation >= 0) & (l.utilisation <= 1 + 1e-9)).all(), l
+
+
+def same(a, b) -> bool:
+    # pandas equality treats NaN in the same place as equal (Arrow equality does not).
+    return all(a.tables[k].to_pandas().equals(b.tables[k].to_pandas()) for k in a.tables)
+
+
+@settings(PROFILE)
+@given(scenarios())
+def test_random_valid_scenarios_conserve_packets_respect_limits_and_repeat(tmp_path_factory, case):
+    text, limits = case
+    tmp = tmp_path_factory.mktemp("hyp")
+    res, stopped = run_text(text, tmp, "s")
+    again, stopped_again = run_text(text, tmp, "s2")
+    assert stopped == stopped_again
+    if res is None:
+        return
+    check_invariants(res, limits)
+    assert same(res, again), "two runs differ"
+    resolved = api.validate(tmp / "s.toml")
+    assert res.scenario_toml == resolved
+    rerun, _ = run_text(resolved, tmp, "resolved")
+    assert rerun is not None and same(res, rerun), "the resolved scenario reruns differently"
