@@ -72,6 +72,8 @@ pub struct Port {
     pub traced: bool,
     /// Record every packet transmitted (metrics.capture).
     pub captured: bool,
+    /// The discipline reports actions besides its verdicts (CoDel, FQ-CoDel): drain them.
+    pub queue_acts: bool,
     /// Random loss on the wire (`links[].loss`) and its own random stream.
     pub loss: Option<Box<(crate::net::loss::AnyLoss, SimRng)>>,
 }
@@ -89,7 +91,9 @@ impl Port {
     /// A port with empty counters, idle since time 0.
     #[allow(clippy::too_many_arguments)]
     pub fn new(name: String, from_node: u32, to_node: u32, rate_bps: u64, delay_ps: SimTime, queue: AnyQueue, hooks: Vec<AnyHook>, rng: SimRng) -> Self {
+        let queue_acts = queue.may_act();
         Port {
+            queue_acts,
             name,
             from_node,
             to_node,
@@ -174,7 +178,9 @@ impl Port {
         }
         self.waiting_pkts += 1;
         self.waiting_bytes += pkt.size_bytes as u64;
-        self.take_queue_actions(packets, env.dropped);
+        if self.queue_acts {
+            self.take_queue_actions(packets, env.dropped);
+        }
         if self.txdone_pending {
             self.queue_changed(id, now, env.trace);
         } else if now >= self.busy_until {
@@ -277,7 +283,7 @@ impl Port {
     #[inline]
     fn start_tx(&mut self, id: u32, packets: &mut PacketSlab, now: SimTime, env: &mut PortEnv) {
         let next = self.queue.dequeue(now);
-        let dropped_at_head = self.take_queue_actions(packets, env.dropped);
+        let dropped_at_head = self.queue_acts && self.take_queue_actions(packets, env.dropped);
         let Some(slot) = next else {
             if dropped_at_head {
                 self.queue_changed(id, now, env.trace);

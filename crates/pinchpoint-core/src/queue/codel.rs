@@ -316,6 +316,9 @@ impl QueueDiscipline for Codel {
         self.fifo.len_bytes()
     }
     #[inline]
+    fn may_act(&self) -> bool {
+        true
+    }
     fn take_action(&mut self) -> Option<QueueAction> {
         self.actions.pop_front()
     }

@@ -264,6 +264,9 @@ impl QueueDiscipline for FqCodel {
         self.bytes
     }
     #[inline]
+    fn may_act(&self) -> bool {
+        true
+    }
     fn take_action(&mut self) -> Option<QueueAction> {
         self.actions.pop_front()
     }

@@ -90,6 +90,11 @@ pub trait QueueDiscipline {
     fn take_action(&mut self) -> Option<QueueAction> {
         None
     }
+    /// True if this discipline ever reports actions through [`QueueDiscipline::take_action`];
+    /// the port asks once, at build, so other disciplines pay nothing per packet.
+    fn may_act(&self) -> bool {
+        false
+    }
 }
 
 /// A FIFO of packet slots that keeps its length in packets and bytes; the building block most
@@ -214,6 +219,9 @@ macro_rules! queue_dispatch {
             #[inline]
             fn take_action(&mut self) -> Option<QueueAction> {
                 match self { $( $Any::$variant(q) => q.take_action(), )* }
+            }
+            fn may_act(&self) -> bool {
+                match self { $( $Any::$variant(q) => q.may_act(), )* }
             }
         }
     };
