@@ -57,3 +57,34 @@ def test_quick_reproduction_writes_a_report_with_verdicts_and_figures(tmp_path):
     for name in ("fig5_eca.png", "fig6_utilisation.png", "fig6_cov.png", "fig7_delay.png"):
         assert (tmp_path / name).exists()
     assert seen[-1] == 1.0
+
+
+def test_on_the_shared_lan_every_packet_crosses_the_medium_once():
+    from pinchpoint.reproduce.eca import lan
+
+    res, _ = lan.run_experiment("b2", duration_s=40.0)
+    ports = res.ports.set_index("port")
+    host_up = [p for p in ports.index if p.endswith("->tx") and p != "rx->tx"]
+    assert len(host_up) == 6
+    # Every packet any machine put on its link to the medium (data, acks and ECA reports) arrives
+    # at the medium's port, and nothing else does.
+    assert int(ports.loc["tx->rx", "arrivals_pkts"]) == int(ports.loc[host_up, "tx_pkts"].sum())
+    # Nothing goes back out of tx towards a host: the explicit routes send everything to rx.
+    assert int(ports.loc[[p for p in ports.index if p.startswith("tx->") and p != "tx->rx"], "tx_pkts"].sum()) == 0
+
+
+def test_on_the_shared_lan_eca_protects_unmanaged_flows_and_shares_the_rest_by_weight():
+    from pinchpoint.reproduce.eca import lan
+
+    _, b = lan.run_experiment("b2")
+    assert b["cbr_loss_steady"] == 0.0
+    assert b["cbr_rate"] == pytest.approx(5.0, rel=0.01)
+    assert b["be_on"][1] / b["be_on"][0] == pytest.approx(2.0, rel=0.15)
+    assert b["be_off"][1] / b["be_off"][0] == pytest.approx(2.0, rel=0.15)
+    # The estimator rises 5% per loaded interval and falls 1% per unloaded one.
+    assert b["rise_response_s"] < b["fall_response_s"]
+    _, a = lan.run_experiment("a")
+    assert a["cbr_loss_steady"] > 0.01
+    _, cn = lan.run_experiment("c_noeca")
+    _, ce = lan.run_experiment("c_eca")
+    assert ce["video_loss_steady"] == 0.0 and cn["video_loss_steady"] > 0.01
