@@ -17,8 +17,39 @@ import mimetypes
 import numbers
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+
+def verdict(agrees: bool | None) -> str:
+    """The verdict word of a claims table: ``agrees``, ``differs``, or ``n/a`` when the claim
+    could not be measured."""
+    return "n/a" if agrees is None else ("agrees" if agrees else "differs")
+
+
+@dataclass
+class Claim:
+    """One row of a reproduction's claims table: the paper's claim, its value, ours, the
+    tolerance used and whether ours agrees."""
+
+    key: str
+    claim: str
+    paper: str
+    ours: str
+    tolerance: str
+    agrees: bool
+
+    @property
+    def verdict(self) -> str:
+        return verdict(self.agrees)
+
+
+def claims_table(claims: list[Claim], source: str = "paper") -> list[str]:
+    """The claims as Markdown table lines; ``source`` names the document in the first header."""
+    lines = [f"| claim ({source}) | paper | ours | tolerance | verdict |", "|---|---|---|---|---|"]
+    lines += [f"| {c.claim} | {c.paper} | {c.ours} | {c.tolerance} | {c.verdict} |" for c in claims]
+    return lines
 
 
 def fmt(x: Any, digits: int = 3) -> str:

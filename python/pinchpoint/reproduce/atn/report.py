@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from ...report import Claim, claims_table
 from .analysis import Run, paper_kb_per_s, ratio_distribution
 from .scenarios import (
     ACCESS_RATE_BPS,
@@ -321,21 +321,6 @@ def _ex6(run: Run) -> tuple[list[str], dict[str, float]]:
                    "completed": float(len(done))}
 
 
-@dataclass
-class Claim:
-    """One row of the claims table: the paper's claim, its value, ours, the tolerance used and
-    whether ours agrees."""
-
-    key: str
-    claim: str
-    paper: str
-    ours: str
-    tolerance: str
-    agrees: bool
-
-    @property
-    def verdict(self) -> str:
-        return "agrees" if self.agrees else "differs"
 
 
 def claim_no_retransmissions(run: Run) -> bool:
@@ -591,8 +576,7 @@ def reproduce(out_dir: Path, quick: bool = False, progress: Callable[[str, float
     if "exercise1_as_run" in runs:
         cl = claims(runs, summary, dists.get("as_run"))
         md += [f"## The paper's claims beside ours, as_run ({sum(c.agrees for c in cl)} of {len(cl)} agree)", "",
-               "| claim (WP/267) | paper | ours | tolerance | verdict |", "|---|---|---|---|---|"]
-        md += [f"| {c.claim} | {c.paper} | {c.ours} | {c.tolerance} | {c.verdict} |" for c in cl] + [""]
+               *claims_table(cl, "WP/267"), ""]
     md += ["## Headline figures", "", "(in brackets: as_run against the paper)", ""]
     md += _headline(runs, variants, summary, dists) + [""]
     md += body

@@ -158,7 +158,9 @@ def _plots(rows: list[dict[str, Any]], hist: dict[str, dict[str, Any]], values: 
 
 
 def _verdict(ok: bool) -> str:
-    return "agrees" if ok else "differs"
+    from ...report import verdict
+
+    return verdict(ok)
 
 
 def _claims(rows: list[dict[str, Any]], hist: dict[str, dict[str, Any]]) -> list[str]:

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from ...report import Claim, claims_table
 from ...stats import binned_time_means
 from .analysis import run, summarise
 from .scenarios import (
@@ -45,21 +45,6 @@ EARLY_DETECTION_S = 10.0
 EARLY_DETECTION_FRAC = 0.9  # "detection only at the beginning": this share of policy drops by 10 s
 
 
-@dataclass
-class Claim:
-    """One row of the claims table: the paper's claim, its value, ours, the tolerance used and
-    whether ours agrees."""
-
-    key: str
-    claim: str
-    paper: str
-    ours: str
-    tolerance: str
-    agrees: bool
-
-    @property
-    def verdict(self) -> str:
-        return "agrees" if self.agrees else "differs"
 
 
 def _mbps(x: float) -> str:
@@ -293,11 +278,8 @@ def reproduce(out_dir: Path, quick: bool = False, progress: Callable[[str, float
         "",
         f"## Our numbers beside the paper's claims ({agree} of {len(cl)} agree)",
         "",
-        "| claim (paper) | paper | ours | tolerance | verdict |",
-        "|---|---|---|---|---|",
+        *claims_table(cl),
     ]
-    for c in cl:
-        lines.append(f"| {c.claim} | {c.paper} | {c.ours} | {c.tolerance} | {c.verdict} |")
     lines += ["", "## Every run", "",
               "| mix | policy | TCP mean (min) Mbit/s | S10 / S11 / S12 Mbit/s | Jain all | Jain TCP | TCP share | UDP share "
               "| queue mean / max | QueAvg mean / max | settles (s) | drops overflow / early / policy |",
