@@ -16,8 +16,8 @@ from ._native import ScenarioError, __version__
 from .api import load, run, validate
 from .optimum import maxmin
 from .results import Results
-from .scenario import (Scenario, bernoulli_loss, bulk, cbr, file, gilbert_elliott_loss, on_off,
-                       poisson, square_wave)
+from .scenario import (Scenario, bernoulli_loss, bulk, cbr, file, flash_crowd, gilbert_elliott_loss, on_off,
+                       poisson, poisson_arrivals, size, square_wave, webtraf)
 
 __all__ = [
     "Scenario",
@@ -35,5 +35,9 @@ __all__ = [
     "square_wave",
     "bernoulli_loss",
     "gilbert_elliott_loss",
+    "poisson_arrivals",
+    "flash_crowd",
+    "webtraf",
+    "size",
     "__version__",
 ]

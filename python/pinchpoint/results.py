@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
 #: Summary tables (one row per flow / port / link), returned as pandas DataFrames.
-SUMMARY_TABLES = ("flows", "ports", "links")
+SUMMARY_TABLES = ("flows", "ports", "links", "transfers", "groups")
 #: Time-series and trace tables, returned as Arrow tables.
 SERIES_TABLES = ("flow_series", "port_series", "packets", "queue_trace", "capture")
 
@@ -59,6 +59,8 @@ class Results:
 
     Attributes:
         flows, ports, links: summary DataFrames (see the README for their columns).
+        transfers, groups: one row per transfer of the arrival processes, and aggregates per
+            group label (see ``docs/traffic/arrivals.md``).
         flow_series, port_series, packets, queue_trace, capture: Arrow tables (empty unless enabled).
         meta: scenario name, seed, end time, event and packet-hop counts, wall time, the run key
             and the simulator version (``pinchpoint_version``).
@@ -110,6 +112,16 @@ class Results:
     @property
     def links(self) -> pd.DataFrame:
         return self._frame("links")
+
+    @property
+    def transfers(self) -> pd.DataFrame:
+        """One row per transfer of the ``[[arrivals]]`` processes (finished or still running)."""
+        return self._frame("transfers")
+
+    @property
+    def groups(self) -> pd.DataFrame:
+        """Aggregates per group label: static flows with a ``group`` and arrival processes."""
+        return self._frame("groups")
 
     # Series as Arrow tables.
     @property
@@ -226,7 +238,7 @@ class Results:
         import pyarrow as pa
 
         for name in SUMMARY_TABLES + SERIES_TABLES:
-            if not (d / f"{name}.parquet").exists() and name in SERIES_TABLES:
+            if not (d / f"{name}.parquet").exists() and name in SERIES_TABLES + ("transfers", "groups"):
                 r.tables[name] = pa.table({})  # written by an earlier version
                 continue
             t = pq.read_table(d / f"{name}.parquet")

@@ -157,6 +157,40 @@ def square_wave(rate: str | float, packet_size: str | int, period: str | float, 
     return w
 
 
+def size(kind: str, **params: Any) -> dict[str, Any]:
+    """A transfer size distribution for arrival processes: ``kind`` is ``"fixed"`` (``bytes`` or
+    ``pkts``), ``"exponential"``, ``"pareto"`` or ``"pareto_ii"`` (``mean_bytes`` or
+    ``mean_pkts``, and ``shape``). Packets are of the arrival's ``tcp.mss`` payload bytes."""
+    return {"kind": kind, **params}
+
+
+def poisson_arrivals(rate_per_s: float, size: dict[str, Any], *, start: str | float | None = None,
+                     stop: str | float | None = None, count: int | None = None) -> dict[str, Any]:
+    """Transfers arriving with exponential gaps at ``rate_per_s`` from ``start`` until ``stop``
+    or ``count`` transfers."""
+    p: dict[str, Any] = {"kind": "poisson", "rate_per_s": rate_per_s, "size": size}
+    for k, v in (("start", start), ("stop", stop), ("count", count)):
+        if v is not None:
+            p[k] = v
+    return p
+
+
+def flash_crowd(count: int, rate_per_s: float, at: str | float, size: dict[str, Any], *,
+                spacing: str = "poisson") -> dict[str, Any]:
+    """``count`` transfers at ``rate_per_s`` from time ``at`` (``spacing``: ``"poisson"`` or
+    ``"even"``)."""
+    return {"kind": "flash_crowd", "count": count, "rate_per_s": rate_per_s, "at": at, "spacing": spacing,
+            "size": size}
+
+
+def webtraf(sessions: int, pages_per_session: int, **knobs: Any) -> dict[str, Any]:
+    """ns-2 WebTraf-style HTTP: ``sessions`` sessions of ``pages_per_session`` pages; knobs
+    ``objects_per_page``, ``start``, ``session_spread``, ``inter_page_mean``,
+    ``inter_object_mean``, ``object_size`` (defaults those of ns-2's example, see
+    ``docs/traffic/arrivals.md``)."""
+    return {"kind": "webtraf", "sessions": sessions, "pages_per_session": pages_per_session, **knobs}
+
+
 def bernoulli_loss(p: float) -> dict[str, Any]:
     """Random loss on a link (``s.link(..., loss=bernoulli_loss(0.01))``): each packet lost
     independently with probability ``p``."""
@@ -247,6 +281,29 @@ class Scenario:
         self.data["flows"].append(f)
         return self
 
+    def arrivals(self, name: str, src: str | list[str], dst: str | list[str], process: dict[str, Any], *,
+                 group: str | None = None, cc: str | dict[str, Any] | None = None,
+                 tcp: dict[str, Any] | None = None, **fields: Any) -> Scenario:
+        """Adds an arrival process of transfers (``[[arrivals]]``): each transfer is a TCP flow
+        from one of ``src`` to one of ``dst``, created at its arrival and freed when finished.
+        ``process`` comes from :func:`poisson_arrivals`, :func:`flash_crowd` or :func:`webtraf`;
+        the flow settings (``cc``, ``tcp``, ``priority``, ``transport``) are those of a flow."""
+        arrivals = self.data.setdefault("arrivals", [])
+        where = f"arrivals[{len(arrivals)}] ({name})"
+        _check_fields(where, "ArrivalConfig", fields)
+        if tcp:
+            _check_fields(f"{where}.tcp", "TcpConfig", tcp)
+        a: dict[str, Any] = {"name": name, "src": src, "dst": dst, "process": process}
+        if group is not None:
+            a["group"] = group
+        if cc is not None:
+            a["cc"] = cc
+        if tcp:
+            a["tcp"] = dict(tcp)
+        a.update(fields)
+        arrivals.append(a)
+        return self
+
     def metrics(self, **options: Any) -> Scenario:
         """Sets what to record: ``series_interval``, ``packet_trace``, ``queue_trace``."""
         _check_fields("metrics", "MetricsConfig", options)
@@ -265,7 +322,7 @@ class Scenario:
     def to_dict(self) -> dict[str, Any]:
         """The scenario as plain data (empty sections dropped)."""
         d = json.loads(json.dumps(self.data))
-        for k in ("routes", "description"):
+        for k in ("routes", "description", "arrivals"):
             if not d.get(k):
                 d.pop(k, None)
         if not d.get("metrics"):

@@ -62,7 +62,7 @@ _DDL = [
 )""",
 ]
 
-SUMMARIES = ("flows", "ports", "links")
+SUMMARIES = ("flows", "ports", "links", "transfers", "groups")
 
 
 class StoreLocked(RuntimeError):

@@ -196,7 +196,7 @@ def _run_point(scenario: dict[str, Any], origin: str, seed: int, keep_series: bo
 
     # In slices, so that the watchdog thread gets the interpreter between them.
     res = api.run(Scenario.from_dict(scenario, origin=origin), seed=seed, progress=lambda now, end: None, steps=20)
-    keep = ("flows", "ports", "links") if not keep_series else tuple(res.tables)
+    keep = ("flows", "ports", "links", "transfers", "groups") if not keep_series else tuple(res.tables)
     return res.meta, res.scenario_toml, {name: t for name, t in res.tables.items() if name in keep}
 
 

@@ -115,6 +115,9 @@ pub struct Flow {
     pub started: bool,
     /// Completion has been recorded.
     pub done: bool,
+    /// Packets of this flow in the network (injected, not yet delivered or dropped): a
+    /// transfer's flow is freed only when none is left (`traffic::arrivals::engine`).
+    pub live_pkts: u32,
 }
 
 /// What [`Flow::admit`] decided about a packet the transport sent.

@@ -70,6 +70,8 @@ pub struct Simulation {
     pub(crate) error: Option<String>,
     pub(crate) scenario_name: String,
     pub(crate) seed: u64,
+    /// Arrival processes and the transfers' flow slots (`traffic::arrivals::engine`).
+    pub(crate) arrivals: crate::traffic::arrivals::engine::ArrivalsState,
 }
 
 impl Simulation {
@@ -130,7 +132,7 @@ impl Simulation {
 
     /// Stops the run with `message` (a resource bound was hit).
     #[cold]
-    fn fail(&mut self, message: String) {
+    pub(crate) fn fail(&mut self, message: String) {
         if self.error.is_none() {
             self.error = Some(format!("stopped at {} s: {message}", ps_to_secs(self.now)));
         }
@@ -155,6 +157,7 @@ impl Simulation {
             Event::PortTimer { .. } => {}
             Event::Sample => self.sample(),
             Event::RouteChange { .. } => self.recompute_routes(),
+            Event::Arrival { process } => self.on_arrival(process),
         }
     }
 
@@ -170,6 +173,7 @@ impl Simulation {
             let (flow, kind) = (pkt.flow, pkt.kind);
             self.packets.remove(slot);
             self.flows[flow as usize].record_drop(kind);
+            self.packet_gone(flow as usize);
         }
         dropped.clear();
         self.dropped = dropped;
@@ -184,6 +188,7 @@ impl Simulation {
             let (flow, kind) = (pkt.flow, pkt.kind);
             self.packets.remove(slot);
             self.flows[flow as usize].record_drop(kind);
+            self.packet_gone(flow as usize);
         }
         if !self.dropped.is_empty() {
             self.free_dropped();
@@ -202,6 +207,7 @@ impl Simulation {
             let (flow, kind) = (pkt.flow, pkt.kind);
             self.packets.remove(slot);
             self.flows[flow as usize].record_drop(kind);
+            self.packet_gone(flow as usize);
             return;
         }
         self.counters.packet_hops += 1;
@@ -224,6 +230,7 @@ impl Simulation {
             ));
             return;
         }
+        self.flows[pkt.flow as usize].live_pkts += 1;
         let slot = self.packets.insert(pkt);
         let hw = self.packets.high_water() as u64;
         if hw > self.counters.packets_high_water {
@@ -279,6 +286,7 @@ impl Simulation {
             self.eca_deliver(f, &pkt);
         }
         self.with_transport(f, |t, ctx| t.on_packet(&pkt, ctx));
+        self.delivered(f, pkt.kind);
     }
 
     /// ECA (MSR-TR-2001-100 s3.A): data at the destination records LOAD (and reports it if the
@@ -332,6 +340,9 @@ impl Simulation {
             if self.finite_pending == 0 && self.stop_when_done {
                 self.stopped = true;
             }
+            if f >= self.arrivals.first_flow as usize {
+                self.maybe_free(f);
+            }
         }
     }
 
@@ -358,10 +369,12 @@ impl Simulation {
                 self.flows[f].rev_route = self.routes.add(&rev);
             }
         }
+        Self::refresh_arrival_routes(&mut self.arrivals, &mut router, &self.rules, &mut self.routes, self.now);
     }
 
     fn sample(&mut self) {
-        self.series.sample(self.now, &self.flows, &self.ports);
+        // Transfers of arrival processes are not sampled (their slots are reused).
+        self.series.sample(self.now, &self.flows[..self.arrivals.first_flow as usize], &self.ports);
         if let Some(iv) = self.series_interval {
             let next = self.now + iv;
             if next <= self.end {

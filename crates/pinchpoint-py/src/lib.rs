@@ -168,6 +168,11 @@ impl PySimulation {
         meta.set_item("events", r.counters.events)?;
         meta.set_item("packet_hops", r.counters.packet_hops)?;
         meta.set_item("packets_high_water", r.counters.packets_high_water)?;
+        let tc = r.transfer_counters;
+        meta.set_item("transfers_arrived", tc.arrived)?;
+        meta.set_item("transfers_live_high_water", tc.live_high_water)?;
+        meta.set_item("transfer_slots", tc.slots)?;
+        meta.set_item("transfer_state_bytes_high_water", tc.state_bytes_high_water)?;
         d.set_item("meta", meta)?;
         for (name, t) in [
             ("flows", &r.flows),
@@ -178,6 +183,8 @@ impl PySimulation {
             ("packets", &r.packets),
             ("queue_trace", &r.queue_trace),
             ("capture", &r.capture),
+            ("transfers", &r.transfers),
+            ("groups", &r.groups),
         ] {
             d.set_item(name, table_to_py(py, t)?)?;
         }

@@ -36,6 +36,12 @@ pub struct Results {
     pub queue_trace: Table,
     /// Packets transmitted by the captured ports (metrics.capture), header fields.
     pub capture: Table,
+    /// One row per transfer of the arrival processes (finished or still running).
+    pub transfers: Table,
+    /// Aggregates per group label (static flows and transfers).
+    pub groups: Table,
+    /// Transfers' memory bookkeeping.
+    pub transfer_counters: crate::traffic::arrivals::engine::TransferCounters,
 }
 
 /// Appends one column per line: `"name": Kind => |row| expression`, over the rows `$rows`.
@@ -95,8 +101,9 @@ impl Results {
         let now = sim.now;
         let dur_s = ps_to_secs(now).max(1e-12);
         let in_net = sim.in_network_per_flow();
-        let rows: Vec<FlowRow> = sim
-            .flows
+        // The scenario's flows; transfers of arrival processes have their own table.
+        let n_static = sim.arrivals.first_flow as usize;
+        let rows: Vec<FlowRow> = sim.flows[..n_static]
             .iter()
             .zip(&in_net)
             .map(|(f, &in_network)| FlowRow {
@@ -140,6 +147,13 @@ impl Results {
             "rtt_max_s": F64 => |x| nan_unless(x.r.rtt_samples > 0, ps_to_secs(x.r.rtt_max_ps)),
             "completed": Bool => |x| x.f.stats.completed_at.is_some(),
         });
+        let group_of = |i: usize| match sim.arrivals.static_groups[i] {
+            u32::MAX => String::new(),
+            g => sim.arrivals.groups[g as usize].clone(),
+        };
+        flows.col("group", ColumnData::Str((0..rows.len()).map(group_of).collect()));
+        let static_delivered: Vec<u64> = rows.iter().map(|x| x.r.delivered_bytes).collect();
+        let (transfers, groups) = sim.transfer_tables(&static_delivered);
 
         let prows: Vec<PortRow> = sim
             .ports
@@ -240,6 +254,9 @@ impl Results {
             packets,
             queue_trace,
             capture: capture_table(sim),
+            transfers,
+            groups,
+            transfer_counters: sim.transfer_counters(),
         }
     }
 }

@@ -129,9 +129,14 @@ pub fn build(sc: &Scenario, seed: Option<u64>, origin: &str) -> Result<Simulatio
             priority: f.priority,
             started: false,
             done: false,
+            live_pkts: 0,
         });
     }
 
+    let (arrivals, first_arrivals) = crate::traffic::arrivals::engine::build_state(sc, seed, &index, &mut router, &rules, &change_times, &mut routes, &mut route_cache)
+        .map_err(|(path, message)| fail(path, message))?;
+    // An arrival process keeps the run going (stop_when_done) until its last arrival.
+    finite += first_arrivals.len();
     let mut queue = EventQueue::with_capacity(ports.len() * 2 + flows.len() * 2 + 16);
     for (i, f) in flows.iter_mut().enumerate() {
         f.timers.deadline[TIMER_APP as usize] = f.start;
@@ -144,6 +149,9 @@ pub fn build(sc: &Scenario, seed: Option<u64>, origin: &str) -> Result<Simulatio
     }
     for (k, &t) in change_times.iter().enumerate() {
         queue.push(t, Event::RouteChange { idx: k as u32 });
+    }
+    for &(t, p) in &first_arrivals {
+        queue.push(t, Event::Arrival { process: p });
     }
 
     Ok(Simulation {
@@ -173,6 +181,7 @@ pub fn build(sc: &Scenario, seed: Option<u64>, origin: &str) -> Result<Simulatio
         error: None,
         scenario_name: sc.name.clone(),
         seed,
+        arrivals,
     })
 }
 
@@ -181,7 +190,7 @@ fn transport_is_finite(t: &AnyTransport) -> bool {
     t.is_finite()
 }
 
-fn build_transport(f: &FlowConfig) -> AnyTransport {
+pub(crate) fn build_transport(f: &FlowConfig) -> AnyTransport {
     match f.transport {
         TransportKind::Tcp => {
             let t = &f.tcp;

@@ -80,6 +80,7 @@ pub fn dumbbell(n: usize, sim_s: f64) -> Scenario {
             shaper: None,
             wtp: None,
             priority: 0,
+            group: None,
         });
     }
     Scenario {
@@ -91,5 +92,6 @@ pub fn dumbbell(n: usize, sim_s: f64) -> Scenario {
         links,
         routes: vec![],
         flows,
+        arrivals: vec![],
     }
 }

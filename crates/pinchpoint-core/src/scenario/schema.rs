@@ -36,6 +36,10 @@ pub struct Scenario {
     /// Transport flows and their workloads.
     #[serde(default)]
     pub flows: Vec<FlowConfig>,
+    /// Arrival processes of transfers, each carried by a flow created at its arrival
+    /// (`docs/traffic/arrivals.md`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub arrivals: Vec<crate::traffic::arrivals::ArrivalConfig>,
 }
 
 /// Run control.
@@ -242,6 +246,9 @@ pub struct FlowConfig {
     /// Scheduling priority of the flow's data packets (0 = highest) at priority ports.
     #[serde(default)]
     pub priority: u8,
+    /// Group label for aggregates (the `groups` table), shared with arrival processes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
 }
 
 /// Reliable windowed transport or unresponsive datagrams.

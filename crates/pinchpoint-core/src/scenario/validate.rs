@@ -149,121 +149,9 @@ pub fn validate(sc: &Scenario) -> Result<(), Problem> {
         if flow_names.insert(&f.name, i).is_some() {
             return err(format!("flows[{i}].name"), format!("duplicate flow name '{}'", f.name));
         }
-        let s = node(format!("flows[{i}].src"), &f.src)?;
-        let d = node(format!("flows[{i}].dst"), &f.dst)?;
-        if s == d {
-            return err(format!("flows[{i}].dst"), "expected a destination different from the source");
-        }
-        for (idx, which) in [(s, "src"), (d, "dst")] {
-            if sc.nodes[idx].kind != NodeKind::Host {
-                return err(format!("flows[{i}].{which}"), format!("'{}' is a router; flows run between hosts", sc.nodes[idx].name));
-            }
-        }
-        // Any window transport pulls from any workload; datagrams need a message size; TFRC
-        // sends for the whole run and TRUMP carries one file.
-        if let Err(e) = f.workload.validate() {
-            return err(format!("flows[{i}].workload.{}", e.field), e.expected);
-        }
-        let messages = match &f.workload {
-            WorkloadConfig::Cbr(c) => Some((c.rate, c.packet_size)),
-            WorkloadConfig::Poisson(c) => Some((c.rate, c.packet_size)),
-            WorkloadConfig::OnOff(c) => Some((c.rate, c.packet_size)),
-            WorkloadConfig::SquareWave(c) => Some((c.rate, c.packet_size)),
-            _ => None,
-        };
-        if let Some((rate, packet_size)) = messages {
-            check_count(format!("flows[{i}].workload.packet_size"), packet_size.0, 1, MAX_PACKET_BYTES)?;
-            check_rate(format!("flows[{i}].workload.rate"), rate)?;
-            // The mean gap between messages must fit the clock: at most 10^6 s.
-            let min_bps = packet_size.0 as f64 * 8.0 / crate::sim::units::MAX_DURATION_S;
-            if rate.0 < min_bps {
-                return err(
-                    format!("flows[{i}].workload.rate"),
-                    format!("expected at least {min_bps} bit/s for {}-byte packets (one packet per 10^6 s), got {} bit/s", packet_size.0, rate.0),
-                );
-            }
-        }
-        match f.transport {
-            TransportKind::Udp if !f.workload.has_messages() => {
-                return err(format!("flows[{i}].workload.kind"), format!("expected a workload with a packet_size for transport 'udp' (cbr, poisson, on_off, square_wave), got '{}'", f.workload.kind()));
-            }
-            TransportKind::Tfrc if !matches!(f.workload, WorkloadConfig::Bulk) => {
-                return err(format!("flows[{i}].workload.kind"), format!("expected bulk for transport 'tfrc', got '{}'", f.workload.kind()));
-            }
-            TransportKind::Trump if !matches!(f.workload, WorkloadConfig::File(_)) => {
-                return err(format!("flows[{i}].workload.kind"), format!("expected file for transport 'trump', got '{}'", f.workload.kind()));
-            }
-            _ => {}
-        }
-        if f.transport == TransportKind::Tcp {
-            check_tcp(&f.tcp, &format!("flows[{i}].tcp"))?;
-            f.tcp.validate().or_else(|(field, msg)| err(format!("flows[{i}].tcp.{field}"), msg))?;
-            if let Some(cc) = &f.cc {
-                cc.validate().map_err(at(&format!("flows[{i}].cc")))?;
-            }
-            if let Some(cc) = &f.cc {
-                let facts = crate::transport::tcp::cc::TcpFacts { ecn: f.tcp.ecn, mss: f.tcp.mss };
-                cc.validate_with(&facts).or_else(|p| err(format!("flows[{i}].{}", p.field), p.message))?;
-            }
-        }
-        if f.trump.is_some() && f.transport != TransportKind::Trump {
-            return err(format!("flows[{i}].trump"), "TRUMP settings have no effect unless transport = \"trump\"");
-        }
-        if f.transport == TransportKind::Trump {
-            if f.cc.is_some() {
-                return err(format!("flows[{i}].cc"), "a congestion controller has no effect on a TRUMP flow (its rate comes from RBCC routers)");
-            }
-            let t = f.trump.clone().unwrap_or_default();
-            if t.packet_size.0 == 0 || t.packet_size.0 > u32::MAX as u64 / 2 {
-                return err(format!("flows[{i}].trump.packet_size"), "expected a positive size");
-            }
-            if let Some(m) = t.packet_size_max {
-                if m.0 < t.packet_size.0 || m.0 > u32::MAX as u64 / 2 {
-                    return err(format!("flows[{i}].trump.packet_size_max"), "expected a size at least packet_size");
-                }
-            }
-            if t.ack_size.0 == 0 {
-                return err(format!("flows[{i}].trump.ack_size"), "expected a positive size");
-            }
-            if t.sack_every == 0 {
-                return err(format!("flows[{i}].trump.sack_every"), "expected at least 1 packet per acknowledgement");
-            }
-            if let Some(r) = t.desired_rate {
-                if r.0.is_nan() || r.0 <= 0.0 {
-                    return err(format!("flows[{i}].trump.desired_rate"), "expected a positive rate");
-                }
-            }
-            if t.setup_interval.0 == 0 {
-                return err(format!("flows[{i}].trump.setup_interval"), "expected a positive duration");
-            }
-        }
-        match (&f.tfrc, f.transport) {
-            (Some(c), TransportKind::Tfrc) => {
-                if let Err((field, what)) = c.validate() {
-                    return err(format!("flows[{i}].tfrc.{field}"), what);
-                }
-            }
-            (Some(_), _) => return err(format!("flows[{i}].tfrc"), "TFRC settings need transport = \"tfrc\""),
-            _ => {}
-        }
-        if f.transport == TransportKind::Tfrc && f.cc.is_some() {
-            return err(format!("flows[{i}].cc"), "a TFRC flow has no window controller (cc applies to transport = \"tcp\")");
-        }
-        if let Some(w) = &f.wtp {
-            if f.shaper.is_some() {
-                return err(format!("flows[{i}].wtp"), "a flow has either a fixed `shaper` or a `wtp` shaper, not both");
-            }
-            if let Err((field, what)) = w.validate() {
-                return err(format!("flows[{i}].wtp.{field}"), what);
-            }
-        }
-        if let Some(sh) = &f.shaper {
-            check_rate(format!("flows[{i}].shaper.rate"), sh.rate)?;
-            if sh.bucket.0 == 0 {
-                return err(format!("flows[{i}].shaper.bucket"), "expected a positive bucket size");
-            }
-        }
+        check_flow(sc, &names, f, &format!("flows[{i}]"))?;
     }
+    crate::traffic::arrivals::engine::validate(sc, &|f, p| check_flow(sc, &names, f, p))?;
     let port_names: Vec<String> = sc.links.iter().flat_map(|l| [format!("{}->{}", l.a, l.b), format!("{}->{}", l.b, l.a)]).collect();
     for (i, q) in sc.metrics.queue_trace.iter().enumerate() {
         if !port_names.contains(q) {
@@ -273,6 +161,129 @@ pub fn validate(sc: &Scenario) -> Result<(), Problem> {
     for (i, q) in sc.metrics.capture.iter().enumerate() {
         if !port_names.contains(q) {
             return err(format!("metrics.capture[{i}]"), format!("unknown port '{q}' (ports are named 'from->to')"));
+        }
+    }
+    Ok(())
+}
+
+/// Checks one flow's settings; `p` is where it sits (`flows[3]`, or `arrivals[0]` for the flow
+/// settings of an arrival process).
+fn check_flow(sc: &Scenario, names: &HashMap<&str, usize>, f: &FlowConfig, p: &str) -> Result<(), Problem> {
+    let node = |path: String, name: &str| -> Result<usize, Problem> {
+        names.get(name).copied().ok_or((path, format!("unknown node '{name}' (declare it under [[nodes]])")))
+    };
+    let s = node(format!("{p}.src"), &f.src)?;
+    let d = node(format!("{p}.dst"), &f.dst)?;
+    if s == d {
+        return err(format!("{p}.dst"), "expected a destination different from the source");
+    }
+    for (idx, which) in [(s, "src"), (d, "dst")] {
+        if sc.nodes[idx].kind != NodeKind::Host {
+            return err(format!("{p}.{which}"), format!("'{}' is a router; flows run between hosts", sc.nodes[idx].name));
+        }
+    }
+    // Any window transport pulls from any workload; datagrams need a message size; TFRC
+    // sends for the whole run and TRUMP carries one file.
+    if let Err(e) = f.workload.validate() {
+        return err(format!("{p}.workload.{}", e.field), e.expected);
+    }
+    let messages = match &f.workload {
+        WorkloadConfig::Cbr(c) => Some((c.rate, c.packet_size)),
+        WorkloadConfig::Poisson(c) => Some((c.rate, c.packet_size)),
+        WorkloadConfig::OnOff(c) => Some((c.rate, c.packet_size)),
+        WorkloadConfig::SquareWave(c) => Some((c.rate, c.packet_size)),
+        _ => None,
+    };
+    if let Some((rate, packet_size)) = messages {
+        check_count(format!("{p}.workload.packet_size"), packet_size.0, 1, MAX_PACKET_BYTES)?;
+        check_rate(format!("{p}.workload.rate"), rate)?;
+        // The mean gap between messages must fit the clock: at most 10^6 s.
+        let min_bps = packet_size.0 as f64 * 8.0 / crate::sim::units::MAX_DURATION_S;
+        if rate.0 < min_bps {
+            return err(
+                format!("{p}.workload.rate"),
+                format!("expected at least {min_bps} bit/s for {}-byte packets (one packet per 10^6 s), got {} bit/s", packet_size.0, rate.0),
+            );
+        }
+    }
+    match f.transport {
+        TransportKind::Udp if !f.workload.has_messages() => {
+            return err(format!("{p}.workload.kind"), format!("expected a workload with a packet_size for transport 'udp' (cbr, poisson, on_off, square_wave), got '{}'", f.workload.kind()));
+        }
+        TransportKind::Tfrc if !matches!(f.workload, WorkloadConfig::Bulk) => {
+            return err(format!("{p}.workload.kind"), format!("expected bulk for transport 'tfrc', got '{}'", f.workload.kind()));
+        }
+        TransportKind::Trump if !matches!(f.workload, WorkloadConfig::File(_)) => {
+            return err(format!("{p}.workload.kind"), format!("expected file for transport 'trump', got '{}'", f.workload.kind()));
+        }
+        _ => {}
+    }
+    if f.transport == TransportKind::Tcp {
+        check_tcp(&f.tcp, &format!("{p}.tcp"))?;
+        f.tcp.validate().or_else(|(field, msg)| err(format!("{p}.tcp.{field}"), msg))?;
+        if let Some(cc) = &f.cc {
+            cc.validate().map_err(at(&format!("{p}.cc")))?;
+        }
+        if let Some(cc) = &f.cc {
+            let facts = crate::transport::tcp::cc::TcpFacts { ecn: f.tcp.ecn, mss: f.tcp.mss };
+            cc.validate_with(&facts).or_else(|e| err(format!("{p}.{}", e.field), e.message))?;
+        }
+    }
+    if f.trump.is_some() && f.transport != TransportKind::Trump {
+        return err(format!("{p}.trump"), "TRUMP settings have no effect unless transport = \"trump\"");
+    }
+    if f.transport == TransportKind::Trump {
+        if f.cc.is_some() {
+            return err(format!("{p}.cc"), "a congestion controller has no effect on a TRUMP flow (its rate comes from RBCC routers)");
+        }
+        let t = f.trump.clone().unwrap_or_default();
+        if t.packet_size.0 == 0 || t.packet_size.0 > u32::MAX as u64 / 2 {
+            return err(format!("{p}.trump.packet_size"), "expected a positive size");
+        }
+        if let Some(m) = t.packet_size_max {
+            if m.0 < t.packet_size.0 || m.0 > u32::MAX as u64 / 2 {
+                return err(format!("{p}.trump.packet_size_max"), "expected a size at least packet_size");
+            }
+        }
+        if t.ack_size.0 == 0 {
+            return err(format!("{p}.trump.ack_size"), "expected a positive size");
+        }
+        if t.sack_every == 0 {
+            return err(format!("{p}.trump.sack_every"), "expected at least 1 packet per acknowledgement");
+        }
+        if let Some(r) = t.desired_rate {
+            if r.0.is_nan() || r.0 <= 0.0 {
+                return err(format!("{p}.trump.desired_rate"), "expected a positive rate");
+            }
+        }
+        if t.setup_interval.0 == 0 {
+            return err(format!("{p}.trump.setup_interval"), "expected a positive duration");
+        }
+    }
+    match (&f.tfrc, f.transport) {
+        (Some(c), TransportKind::Tfrc) => {
+            if let Err((field, what)) = c.validate() {
+                return err(format!("{p}.tfrc.{field}"), what);
+            }
+        }
+        (Some(_), _) => return err(format!("{p}.tfrc"), "TFRC settings need transport = \"tfrc\""),
+        _ => {}
+    }
+    if f.transport == TransportKind::Tfrc && f.cc.is_some() {
+        return err(format!("{p}.cc"), "a TFRC flow has no window controller (cc applies to transport = \"tcp\")");
+    }
+    if let Some(w) = &f.wtp {
+        if f.shaper.is_some() {
+            return err(format!("{p}.wtp"), "a flow has either a fixed `shaper` or a `wtp` shaper, not both");
+        }
+        if let Err((field, what)) = w.validate() {
+            return err(format!("{p}.wtp.{field}"), what);
+        }
+    }
+    if let Some(sh) = &f.shaper {
+        check_rate(format!("{p}.shaper.rate"), sh.rate)?;
+        if sh.bucket.0 == 0 {
+            return err(format!("{p}.shaper.bucket"), "expected a positive bucket size");
         }
     }
     Ok(())

@@ -39,6 +39,11 @@ pub enum Event {
         /// Index of the change.
         idx: u32,
     },
+    /// The next transfer of arrival process `process` arrives.
+    Arrival {
+        /// Index of the process.
+        process: u32,
+    },
 }
 
 // Events are packed into 16-byte heap entries: the time, then one word holding the insertion
@@ -61,6 +66,7 @@ fn encode(e: Event) -> u64 {
         Event::PortTimer { port } => (3, port as u64),
         Event::Sample => (4, 0),
         Event::RouteChange { idx } => (5, idx as u64),
+        Event::Arrival { process } => (6, process as u64),
     };
     debug_assert!(data <= DATA_MASK);
     (kind << DATA_BITS) | data
@@ -75,7 +81,8 @@ fn decode(w: u64) -> Event {
         2 => Event::FlowTimer { flow: (data >> 2) as u32, timer: (data & 3) as u8 },
         3 => Event::PortTimer { port: data as u32 },
         4 => Event::Sample,
-        _ => Event::RouteChange { idx: data as u32 },
+        5 => Event::RouteChange { idx: data as u32 },
+        _ => Event::Arrival { process: data as u32 },
     }
 }
 

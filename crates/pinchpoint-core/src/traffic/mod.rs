@@ -14,6 +14,7 @@ use crate::scenario::units::Bytes;
 use crate::sim::{SimRng, SimTime};
 use serde::{Deserialize, Serialize};
 
+pub mod arrivals;
 pub mod bulk;
 pub mod cbr;
 pub mod file;

@@ -27,6 +27,15 @@ pub enum SizeDistribution {
         /// Tail index (must exceed 1 for the mean to exist).
         shape: f64,
     },
+    /// Pareto type II (Lomax; ns-2's `ParetoII`, the WebTraf object size of seed 003 s4.B.3)
+    /// with mean `mean_bytes` and tail index `shape` > 1: scale `s = mean * (shape - 1)`,
+    /// P(X > x) = (1 + x / s)^-shape for x >= 0.
+    ParetoIi {
+        /// Mean size, bytes.
+        mean_bytes: f64,
+        /// Tail index (must exceed 1 for the mean to exist).
+        shape: f64,
+    },
 }
 
 impl SizeDistribution {
@@ -34,10 +43,10 @@ impl SizeDistribution {
     pub fn validate(&self) -> Result<(), (&'static str, String)> {
         match *self {
             SizeDistribution::Fixed { bytes } if bytes == 0 => Err(("bytes", "expected a positive size".into())),
-            SizeDistribution::Exponential { mean_bytes } | SizeDistribution::Pareto { mean_bytes, .. } if !(mean_bytes.is_finite() && mean_bytes >= 1.0) => {
+            SizeDistribution::Exponential { mean_bytes } | SizeDistribution::Pareto { mean_bytes, .. } | SizeDistribution::ParetoIi { mean_bytes, .. } if !(mean_bytes.is_finite() && mean_bytes >= 1.0) => {
                 Err(("mean_bytes", format!("expected a mean of at least 1 byte, got {mean_bytes}")))
             }
-            SizeDistribution::Pareto { shape, .. } if !(shape.is_finite() && shape > 1.0) => {
+            SizeDistribution::Pareto { shape, .. } | SizeDistribution::ParetoIi { shape, .. } if !(shape.is_finite() && shape > 1.0) => {
                 Err(("shape", format!("expected a shape above 1 (the mean is infinite otherwise), got {shape}")))
             }
             _ => Ok(()),
@@ -48,7 +57,7 @@ impl SizeDistribution {
     pub fn mean_bytes(&self) -> f64 {
         match *self {
             SizeDistribution::Fixed { bytes } => bytes as f64,
-            SizeDistribution::Exponential { mean_bytes } | SizeDistribution::Pareto { mean_bytes, .. } => mean_bytes,
+            SizeDistribution::Exponential { mean_bytes } | SizeDistribution::Pareto { mean_bytes, .. } | SizeDistribution::ParetoIi { mean_bytes, .. } => mean_bytes,
         }
     }
 
@@ -62,6 +71,11 @@ impl SizeDistribution {
                 // Inverse transform: U uniform in (0, 1] gives scale / U^(1/shape).
                 let u = 1.0 - rng::uniform(r);
                 scale / u.powf(1.0 / shape)
+            }
+            SizeDistribution::ParetoIi { mean_bytes, shape } => {
+                let scale = mean_bytes * (shape - 1.0);
+                let u = 1.0 - rng::uniform(r);
+                scale * (u.powf(-1.0 / shape) - 1.0)
             }
         };
         (x.ceil() as u64).max(1)
@@ -114,6 +128,21 @@ mod tests {
         let median = sorted[n / 2];
         let want = xm * 2f64.powf(1.0 / 1.2);
         assert!((median / want - 1.0).abs() < 0.01, "median {median} vs {want}");
+    }
+
+    #[test]
+    fn pareto_ii_sizes_have_the_lomax_tail_of_their_parameters() {
+        // ns-2 WebTraf objects: ParetoII mean 10 packets, shape 1.2, so scale 10 * 0.2 = 2
+        // packets and P(X > x) = (1 + x / 2)^-1.2 (sizes here in packets, before rounding up).
+        let n = 400_000;
+        let xs = draw(SizeDistribution::ParetoIi { mean_bytes: 10.0, shape: 1.2 }, n, 4);
+        for x in [1.0f64, 5.0, 50.0] {
+            let p = (1.0 + x / 2.0f64).powf(-1.2);
+            // Rounding up to whole units: X_rounded > x (integer x) iff X > x.
+            let got = xs.iter().filter(|&&v| v > x).count() as f64 / n as f64;
+            let se = (p * (1.0 - p) / n as f64).sqrt();
+            assert!((got - p).abs() < 3.0 * se + 1e-6, "P(X > {x}) = {got}, expected {p}");
+        }
     }
 
     #[test]
