@@ -276,6 +276,10 @@ pub struct ArrivalConfig {
     /// Scheduling priority of the transfers' packets (0 = highest).
     #[serde(default)]
     pub priority: u8,
+    /// Weighted token-bucket pacing of each transfer (ECA, `docs/algorithms/wtp.md`): seed 003
+    /// s4.B.4 shapes its HTTP transfers like every other flow.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wtp: Option<crate::shaper::wtp::WtpConfig>,
 }
 
 impl ArrivalConfig {
@@ -300,7 +304,7 @@ impl ArrivalConfig {
             trump: None,
             tfrc: None,
             shaper: None,
-            wtp: None,
+            wtp: self.wtp,
             priority: self.priority,
             group: None,
         }
