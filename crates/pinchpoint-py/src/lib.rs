@@ -178,6 +178,8 @@ impl PySimulation {
             ("packets", &r.packets),
             ("queue_trace", &r.queue_trace),
             ("capture", &r.capture),
+            ("loss_events", &r.loss_events),
+            ("loss_events_total", &r.loss_events_total),
         ] {
             d.set_item(name, table_to_py(py, t)?)?;
         }
