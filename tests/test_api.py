@@ -62,7 +62,8 @@ def test_write_is_complete_and_readable(tmp_path):
     names = sorted(p.name for p in out.iterdir())
     assert names == sorted(["flows.parquet", "ports.parquet", "links.parquet", "flow_series.parquet",
                             "port_series.parquet", "packets.parquet", "queue_trace.parquet", "capture.parquet",
-                                "transfers.parquet", "groups.parquet", "scenario.toml",
+                            "transfers.parquet", "groups.parquet", "loss_events.parquet",
+                            "loss_events_total.parquet", "scenario.toml",
                             "meta.json"])
     back = pp.Results.read(out)
     assert back.flows.equals(r.flows)

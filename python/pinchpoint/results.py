@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 #: Summary tables (one row per flow / port / link), returned as pandas DataFrames.
 SUMMARY_TABLES = ("flows", "ports", "links", "transfers", "groups")
 #: Time-series and trace tables, returned as Arrow tables.
-SERIES_TABLES = ("flow_series", "port_series", "packets", "queue_trace", "capture")
+SERIES_TABLES = ("flow_series", "port_series", "packets", "queue_trace", "capture", "loss_events", "loss_events_total")
 
 
 #: Columns that identify the run in every Parquet table written by :meth:`Results.write`.
@@ -62,6 +62,8 @@ class Results:
         transfers, groups: one row per transfer of the arrival processes, and aggregates per
             group label (see ``docs/traffic/arrivals.md``).
         flow_series, port_series, packets, queue_trace, capture: Arrow tables (empty unless enabled).
+        loss_events, loss_events_total: loss events (RFC 5348 s5.2) per flow and of all flows, per
+            series interval (empty without ``metrics.series_interval``).
         meta: scenario name, seed, end time, event and packet-hop counts, wall time, the run key
             and the simulator version (``pinchpoint_version``).
         scenario_toml: the resolved scenario that produced them.
@@ -145,6 +147,20 @@ class Results:
         """Packets the ports in ``metrics.capture`` transmitted, with header fields (see
         :mod:`pinchpoint.pcap`)."""
         return self.tables["capture"]
+
+    @property
+    def loss_events(self) -> pa.Table:
+        """Loss events per flow and series interval: ``t_s`` (end of the interval), ``flow``,
+        ``sent_pkts``, ``lost_pkts``, ``loss_events``, ``loss_event_rate`` (events / sent). A loss
+        joins the event of an earlier loss whose packet was sent at most one sender RTT before
+        its own (RFC 5348 s5.2); flows that neither sent nor lost in an interval have no row."""
+        return self.tables["loss_events"]
+
+    @property
+    def loss_events_total(self) -> pa.Table:
+        """The same counts summed over all flows, one row per series interval, with
+        ``loss_rate`` (lost / sent) beside ``loss_event_rate``."""
+        return self.tables["loss_events_total"]
 
     def write_pcap(self, port: str, path: str | Path) -> Path:
         """Writes the packets captured at ``port`` as a pcapng file (see :mod:`pinchpoint.pcap`)."""

@@ -315,9 +315,11 @@ impl Flow {
 
     /// Counts a packet of this flow dropped in the network.
     #[inline]
-    pub fn record_drop(&mut self, kind: PacketKind) {
+    pub fn record_drop(&mut self, kind: PacketKind, sent_at: SimTime) {
         if kind == PacketKind::Data {
             self.stats.data_dropped_pkts += 1;
+            let rtt_ps = self.transport.report().srtt_ps;
+            self.stats.loss_events.on_loss(sent_at, rtt_ps);
         } else {
             self.stats.rev_dropped_pkts += 1;
         }

@@ -170,9 +170,9 @@ impl Simulation {
         let mut dropped = std::mem::take(&mut self.dropped);
         for &slot in dropped.iter() {
             let pkt = self.packets.get(slot);
-            let (flow, kind) = (pkt.flow, pkt.kind);
+            let (flow, kind, sent_at) = (pkt.flow, pkt.kind, pkt.sent_at);
             self.packets.remove(slot);
-            self.flows[flow as usize].record_drop(kind);
+            self.flows[flow as usize].record_drop(kind, sent_at);
             self.packet_gone(flow as usize);
         }
         dropped.clear();
@@ -185,9 +185,9 @@ impl Simulation {
         let mut env = PortEnv { events: &mut self.queue, trace: &mut self.queue_trace, hook_out: &mut self.hook_out, capture: &mut self.capture, dropped: &mut self.dropped };
         if let Admission::Dropped(_) = self.ports[p as usize].receive(p, slot, &mut self.packets, self.now, &mut env) {
             let pkt = self.packets.get(slot);
-            let (flow, kind) = (pkt.flow, pkt.kind);
+            let (flow, kind, sent_at) = (pkt.flow, pkt.kind, pkt.sent_at);
             self.packets.remove(slot);
-            self.flows[flow as usize].record_drop(kind);
+            self.flows[flow as usize].record_drop(kind, sent_at);
             self.packet_gone(flow as usize);
         }
         if !self.dropped.is_empty() {
@@ -204,9 +204,9 @@ impl Simulation {
         let slot = self.ports[p as usize].pop_wire(p, &mut self.queue);
         if self.ports[p as usize].lost_on_wire() {
             let pkt = self.packets.get(slot);
-            let (flow, kind) = (pkt.flow, pkt.kind);
+            let (flow, kind, sent_at) = (pkt.flow, pkt.kind, pkt.sent_at);
             self.packets.remove(slot);
-            self.flows[flow as usize].record_drop(kind);
+            self.flows[flow as usize].record_drop(kind, sent_at);
             self.packet_gone(flow as usize);
             return;
         }
@@ -264,7 +264,7 @@ impl Simulation {
                     self.flows[pkt.flow as usize].record_delivery(&pkt, self.now, None);
                     self.with_transport(pkt.flow as usize, |t, ctx| t.on_packet(&pkt, ctx));
                 }
-                None => self.flows[e.pkt.flow as usize].record_drop(PacketKind::Control),
+                None => self.flows[e.pkt.flow as usize].record_drop(PacketKind::Control, 0),
             }
         }
         let mut emitted = emitted;

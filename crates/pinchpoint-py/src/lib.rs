@@ -185,6 +185,8 @@ impl PySimulation {
             ("capture", &r.capture),
             ("transfers", &r.transfers),
             ("groups", &r.groups),
+            ("loss_events", &r.loss_events),
+            ("loss_events_total", &r.loss_events_total),
         ] {
             d.set_item(name, table_to_py(py, t)?)?;
         }

@@ -1,5 +1,6 @@
 //! Metrics: per-flow and per-port accumulators, time series and the result tables.
 
+pub mod loss_events;
 pub mod results;
 pub mod stats;
 pub mod table;
@@ -35,6 +36,8 @@ pub struct FlowStats {
     pub started_at: Option<SimTime>,
     /// When a finite workload was fully acknowledged.
     pub completed_at: Option<SimTime>,
+    /// Loss events of the data packets lost (RFC 5348 s5.2; `loss_events.rs`).
+    pub loss_events: loss_events::LossEvents,
 }
 
 /// What a port saw.
@@ -120,6 +123,8 @@ pub struct Series {
     pub port_tx_bytes: Vec<u64>,
     /// Drops so far.
     pub port_drops: Vec<u64>,
+    /// Loss events per flow and interval.
+    pub loss_events: loss_events::LossEventSeries,
 }
 
 /// One record per delivered data packet (when `metrics.packet_trace` is on).

@@ -34,6 +34,10 @@ pub struct Results {
     pub packets: Table,
     /// Queue-change trace of the traced ports.
     pub queue_trace: Table,
+    /// Loss events per flow and interval (RFC 5348 s5.2; empty without a series interval).
+    pub loss_events: Table,
+    /// Loss events of all flows per interval.
+    pub loss_events_total: Table,
     /// Packets transmitted by the captured ports (metrics.capture), header fields.
     pub capture: Table,
     /// One row per transfer of the arrival processes (finished or still running).
@@ -128,6 +132,7 @@ impl Results {
             "sent_bytes": U64 => |x| x.f.stats.data_sent_bytes,
             "retx_pkts": U64 => |x| x.r.retx_pkts,
             "lost_pkts": U64 => |x| x.f.stats.data_dropped_pkts,
+            "loss_events": U64 => |x| x.f.stats.loss_events.events,
             "delivered_pkts": U64 => |x| x.f.stats.data_delivered_pkts,
             "ce_pkts": U64 => |x| x.f.stats.data_ce_pkts,
             "ack_pkts": U64 => |x| x.f.stats.rev_sent_pkts,
@@ -253,6 +258,8 @@ impl Results {
             port_series,
             packets,
             queue_trace,
+            loss_events: s.loss_events.flow_table(flow_name),
+            loss_events_total: s.loss_events.total_table(),
             capture: capture_table(sim),
             transfers,
             groups,
@@ -313,6 +320,7 @@ impl super::Series {
             self.flow_srtt_s.push(ps_to_secs(r.srtt_ps));
             self.flow_rate_bps.push(r.rate_bps);
         }
+        self.loss_events.sample(now, flows.iter().map(|f| (f.stats.data_sent_pkts, f.stats.loss_events)));
         for (i, p) in ports.iter().enumerate() {
             self.port_t.push(t);
             self.port_id.push(i as u32);

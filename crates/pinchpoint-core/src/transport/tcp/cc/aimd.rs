@@ -68,6 +68,54 @@ pub fn slow_start(cwnd: &mut f64, ssthresh: f64, bytes_acked: u64, mss: u32) -> 
     bytes_acked.saturating_sub(inc.ceil() as u64)
 }
 
+/// ns-2's exceptions to a non-standard decrease (`tcp/tcp.cc`, `TcpAgent::slowdown`): the first
+/// decrease of a connection and every decrease in slow start (cwnd < ssthresh) halve the window
+/// whatever `decrease_num_` is, and the ssthresh set right after a timeout is half the window
+/// too. So TCP(1/256) leaves its first slow start as TCP does, at half the window that
+/// overshot, instead of keeping 255/256 of it. Kept apart from the controllers so that AIMD and
+/// binomial apply the same rule.
+#[derive(Clone, Copy, Debug)]
+pub struct Ns2DecreaseRule {
+    /// No decrease yet (ns-2 `first_decrease_`, 1 at the start).
+    first_decrease: bool,
+    /// The last window action was a timeout (ns-2 `last_cwnd_action_ == CWND_ACTION_TIMEOUT`).
+    after_timeout: bool,
+}
+
+impl Default for Ns2DecreaseRule {
+    fn default() -> Self {
+        Ns2DecreaseRule { first_decrease: true, after_timeout: false }
+    }
+}
+
+impl Ns2DecreaseRule {
+    /// A loss or ECN echo (ns-2 `CLOSE_SSTHRESH_HALF | CLOSE_CWND_HALF`): the new (cwnd,
+    /// ssthresh), from the current ones, half the window and the controller's own decrease.
+    pub fn on_loss(&mut self, cwnd: f64, ssthresh: f64, half: f64, decreased: f64) -> (f64, f64) {
+        let slow_start = cwnd < ssthresh;
+        let new_cwnd = if self.first_decrease || slow_start { half } else { decreased };
+        let new_ssthresh = if self.first_decrease || slow_start || self.after_timeout { half } else { decreased };
+        self.first_decrease = false;
+        self.after_timeout = false;
+        (new_cwnd, new_ssthresh)
+    }
+
+    /// A retransmission timeout (ns-2 `CLOSE_SSTHRESH_HALF | CLOSE_CWND_RESTART`): the new
+    /// ssthresh; the window restarts from one segment.
+    pub fn on_timeout(&mut self, cwnd: f64, ssthresh: f64, half: f64, decreased: f64) -> f64 {
+        let slow_start = cwnd < ssthresh;
+        let new_ssthresh = if self.first_decrease || slow_start || self.after_timeout { half } else { decreased };
+        self.first_decrease = false;
+        self.after_timeout = true;
+        new_ssthresh
+    }
+}
+
+/// Half the window, at least two segments (ns-2 `halfwin`, with the floor of RFC 5681 eq. 4).
+pub fn half_window(cwnd: f64, mss: u32) -> f64 {
+    (cwnd / 2.0).max(2.0 * mss as f64)
+}
+
 /// AIMD(a, b).
 #[derive(Clone, Debug)]
 pub struct Aimd {
@@ -79,6 +127,8 @@ pub struct Aimd {
     a: f64,
     /// Decrease fraction.
     b: f64,
+    /// When ns-2 halves instead of decreasing by b.
+    rule: Ns2DecreaseRule,
 }
 
 impl Aimd {
@@ -89,6 +139,7 @@ impl Aimd {
             ssthresh: (u64::MAX / 4) as f64,
             a: cfg.increase_pkts(),
             b: cfg.b,
+            rule: Ns2DecreaseRule::default(),
         }
     }
 
@@ -112,14 +163,13 @@ impl CongestionControl for Aimd {
     }
     fn on_loss(&mut self, _in_flight: u64, mss: u32, _now: SimTime) {
         // ns-2 `decrease_num_`: cwnd and ssthresh to (1 - b) cwnd (Linux's Reno also halves cwnd,
-        // not the flight size).
-        self.ssthresh = self.decreased(mss);
-        self.cwnd = self.ssthresh;
+        // not the flight size), except where ns-2 halves (`Ns2DecreaseRule`).
+        (self.cwnd, self.ssthresh) = self.rule.on_loss(self.cwnd, self.ssthresh, half_window(self.cwnd, mss), self.decreased(mss));
     }
     fn on_timeout(&mut self, _in_flight: u64, mss: u32, _now: SimTime) {
-        // As Reno: one segment and slow start; ssthresh with the same (1 - b) decrease (ns-2
-        // `slowdown` applies `decrease_num_` to ssthresh on a timeout as well).
-        self.ssthresh = self.decreased(mss);
+        // As Reno: one segment and slow start; ssthresh (1 - b) cwnd, or half of it where ns-2
+        // halves (`Ns2DecreaseRule`).
+        self.ssthresh = self.rule.on_timeout(self.cwnd, self.ssthresh, half_window(self.cwnd, mss), self.decreased(mss));
         self.cwnd = mss as f64;
     }
 }
@@ -134,9 +184,11 @@ mod tests {
         AckSample { now: 0, bytes_acked: bytes, mss: 1000, ..Default::default() }
     }
 
+    /// In congestion avoidance with `cwnd_pkts` segments, past its first decrease.
     fn aimd(a: Option<f64>, b: f64, cwnd_pkts: u32) -> Aimd {
         let mut c = Aimd::new(&AimdConfig { a, b }, CcInit { mss: 1000, init_cwnd_pkts: cwnd_pkts });
         c.ssthresh = c.cwnd;
+        c.rule.first_decrease = false;
         c
     }
 
@@ -187,6 +239,44 @@ mod tests {
         assert_eq!((c.cwnd_bytes(), c.ssthresh_bytes()), (1000, 14_000));
         c.on_ack(&ack(1000)); // slow start again
         assert_eq!(c.cwnd_bytes(), 2000);
+    }
+
+    #[test]
+    fn the_first_decrease_and_decreases_in_slow_start_halve_as_in_ns2() {
+        // ns-2 tcp.cc slowdown(): first_decrease_ or cwnd < ssthresh -> halfwin, else decreasewin.
+        let mut c = Aimd::new(&AimdConfig { a: None, b: 1.0 / 256.0 }, CcInit { mss: 1000, init_cwnd_pkts: 64 });
+        c.on_loss(0, 1000, 0); // first decrease, in slow start
+        assert_eq!((c.cwnd_bytes(), c.ssthresh_bytes()), (32_000, 32_000));
+        c.on_loss(0, 1000, 0); // congestion avoidance: 255/256
+        assert_eq!((c.cwnd_bytes(), c.ssthresh_bytes()), (31_875, 31_875));
+        // A timeout: ssthresh by b (not in slow start, no earlier timeout), cwnd one segment.
+        c.on_timeout(0, 1000, 0);
+        assert_eq!((c.cwnd_bytes(), c.ssthresh_bytes()), (1000, 31_750));
+        // A second timeout right after: ssthresh half the (one-segment) window, floored at two.
+        c.on_timeout(0, 1000, 0);
+        assert_eq!((c.cwnd_bytes(), c.ssthresh_bytes()), (1000, 2000));
+        // A loss in a slow start halves.
+        c.ssthresh = 10_000.0;
+        for _ in 0..5 {
+            c.on_ack(&ack(1000));
+        }
+        assert_eq!(c.cwnd_bytes(), 6000);
+        c.on_loss(0, 1000, 0);
+        assert_eq!((c.cwnd_bytes(), c.ssthresh_bytes()), (3000, 3000));
+    }
+
+    #[test]
+    fn after_a_timeout_the_next_loss_out_of_slow_start_sets_ssthresh_to_half() {
+        // ns-2: last_cwnd_action_ == CWND_ACTION_TIMEOUT -> ssthresh_ = halfwin; cwnd_ is not
+        // covered by that exception and takes decreasewin.
+        let mut c = aimd(None, 0.125, 16);
+        c.on_timeout(0, 1000, 0);
+        c.cwnd = 16_000.0;
+        c.ssthresh = 16_000.0;
+        c.on_loss(0, 1000, 0);
+        assert_eq!((c.cwnd_bytes(), c.ssthresh_bytes()), (14_000, 8000));
+        c.on_loss(0, 1000, 0);
+        assert_eq!(c.ssthresh_bytes(), 12_250);
     }
 
     #[test]

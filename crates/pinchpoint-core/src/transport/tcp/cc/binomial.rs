@@ -6,7 +6,7 @@
 //! `increase_num_ = a` and `decrease_num_ = 1 - b`. The default a = 3b/2 and the
 //! differences from ns-2 are explained in `docs/algorithms/binomial.md`.
 
-use super::aimd::slow_start;
+use super::aimd::{half_window, slow_start, Ns2DecreaseRule};
 use super::{AckSample, CcInit, CcProblem, CcSettings, CongestionControl, TcpFacts};
 use crate::sim::SimTime;
 use serde::{Deserialize, Serialize};
@@ -70,6 +70,8 @@ pub struct Binomial {
     l: f64,
     a: f64,
     b: f64,
+    /// When ns-2 halves instead of taking b w^l (`aimd::Ns2DecreaseRule`).
+    rule: Ns2DecreaseRule,
 }
 
 impl Binomial {
@@ -82,6 +84,7 @@ impl Binomial {
             l: cfg.l,
             a: cfg.increase(),
             b: cfg.b,
+            rule: Ns2DecreaseRule::default(),
         }
     }
 
@@ -111,12 +114,13 @@ impl CongestionControl for Binomial {
         self.cwnd += self.a / w.powf(self.k) * mss * left as f64 / self.cwnd;
     }
     fn on_loss(&mut self, _in_flight: u64, mss: u32, _now: SimTime) {
-        self.ssthresh = self.decreased(mss);
-        self.cwnd = self.ssthresh;
+        // w - b w^l, except where ns-2 halves (first decrease, slow start: `Ns2DecreaseRule`).
+        (self.cwnd, self.ssthresh) = self.rule.on_loss(self.cwnd, self.ssthresh, half_window(self.cwnd, mss), self.decreased(mss));
     }
     fn on_timeout(&mut self, _in_flight: u64, mss: u32, _now: SimTime) {
-        // As Reno: one segment and slow start up to the decreased window.
-        self.ssthresh = self.decreased(mss);
+        // As Reno: one segment and slow start up to the decreased window (or half of it where
+        // ns-2 halves).
+        self.ssthresh = self.rule.on_timeout(self.cwnd, self.ssthresh, half_window(self.cwnd, mss), self.decreased(mss));
         self.cwnd = mss as f64;
     }
 }
@@ -131,10 +135,22 @@ mod tests {
         AckSample { now: 0, bytes_acked: bytes, mss: 1000, ..Default::default() }
     }
 
+    /// In congestion avoidance with `cwnd_pkts` segments, past its first decrease.
     fn binomial(k: f64, l: f64, b: f64, cwnd_pkts: u32) -> Binomial {
         let mut c = Binomial::new(&BinomialConfig { k, l, a: None, b }, CcInit { mss: 1000, init_cwnd_pkts: cwnd_pkts });
         c.ssthresh = c.cwnd;
+        c.rule = Ns2DecreaseRule::default();
+        c.rule.on_loss(0.0, 0.0, 0.0, 0.0); // spend the first decrease
         c
+    }
+
+    #[test]
+    fn the_first_decrease_halves_as_in_ns2_then_b_w_to_the_l() {
+        let mut c = Binomial::new(&BinomialConfig { k: 1.0, l: 0.0, a: None, b: 0.5 }, CcInit { mss: 1000, init_cwnd_pkts: 40 });
+        c.on_loss(0, 1000, 0);
+        assert_eq!((c.cwnd_bytes(), c.ssthresh_bytes()), (20_000, 20_000));
+        c.on_loss(0, 1000, 0);
+        assert_eq!((c.cwnd_bytes(), c.ssthresh_bytes()), (19_500, 19_500));
     }
 
     #[test]
