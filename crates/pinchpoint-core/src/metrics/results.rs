@@ -150,6 +150,8 @@ impl Results {
             "rtt_mean_s": F64 => |x| nan_unless(x.r.rtt_samples > 0, x.r.rtt_sum_ps / x.r.rtt_samples as f64 * 1e-12),
             "rtt_min_s": F64 => |x| nan_unless(x.r.rtt_samples > 0, ps_to_secs(x.r.rtt_min_ps)),
             "rtt_max_s": F64 => |x| nan_unless(x.r.rtt_samples > 0, ps_to_secs(x.r.rtt_max_ps)),
+            // Seed 002's per-source tables (thesis ch. 9): round-trip deviation beside the mean.
+            "rtt_std_s": F64 => |x| nan_unless(x.r.rtt_samples > 0, x.r.rtt_std_ps * 1e-12),
             "completed": Bool => |x| x.f.stats.completed_at.is_some(),
         });
         let group_of = |i: usize| match sim.arrivals.static_groups[i] {

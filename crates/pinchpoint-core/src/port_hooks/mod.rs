@@ -124,3 +124,13 @@ crate::algorithm_registry! {
     "rbcc" => Rbcc(rbcc::Rbcc, rbcc::RbccConfig),
     "eca_load" => EcaLoad(eca_load::EcaLoad, eca_load::EcaLoadConfig),
 }
+
+impl AnyHook {
+    /// Tells the hook the engine's index of the port it sits on (RBCC names itself by it in the
+    /// packets whose rate it sets).
+    pub fn attach_to_port(&mut self, port_index: u32) {
+        if let AnyHook::Rbcc(h) = self {
+            h.set_port_index(port_index);
+        }
+    }
+}

@@ -21,7 +21,6 @@ use crate::net::packet::{flags, Packet, PacketKind};
 use crate::scenario::units::Duration;
 use crate::sim::{SimTime, PS_PER_S};
 use serde::{Deserialize, Serialize};
-use std::sync::atomic::{AtomicU32, Ordering};
 
 /// Scenario configuration.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -63,9 +62,6 @@ fn default_scale() -> f64 {
 fn default_timeout() -> Duration {
     Duration(5 * PS_PER_S)
 }
-
-/// Port ids start at 1: 0 in a packet's `rate_by` means "set by the source" (desired rate).
-static NEXT_PORT_ID: AtomicU32 = AtomicU32::new(1);
 
 /// One ABT row.
 #[derive(Clone, Copy, Debug)]
@@ -112,7 +108,7 @@ impl Rbcc {
     /// Builds the hook for a port of `rate_bps`.
     pub fn new(cfg: &RbccConfig, rate_bps: u64) -> Self {
         Rbcc {
-            id: NEXT_PORT_ID.fetch_add(1, Ordering::Relaxed).max(1),
+            id: 0,
             capacity_bps: rate_bps as f64,
             threshold_pkts: cfg.threshold_pkts,
             scale: cfg.scale,
@@ -125,6 +121,13 @@ impl Rbcc {
             pending_quench: None,
             quenches: 0,
         }
+    }
+
+    /// Takes the engine's index of the port this hook sits on. The id written in `rate_by` is
+    /// the index + 1: 0 there means "set by the source" (desired rate). Ids come from the
+    /// scenario's port order, so every simulation of a scenario numbers its ports alike.
+    pub fn set_port_index(&mut self, port_index: u32) {
+        self.id = port_index + 1;
     }
 
     /// The Rate Quench this port wants sent, if any (sent from `on_verdict`).
@@ -283,7 +286,9 @@ mod tests {
     use super::*;
 
     fn hook(cap: u64) -> Rbcc {
-        Rbcc::new(&RbccConfig { threshold_pkts: 2, scale: 0.75, flow_timeout: Duration(5 * PS_PER_S), rate_quench: true }, cap)
+        let mut h = Rbcc::new(&RbccConfig { threshold_pkts: 2, scale: 0.75, flow_timeout: Duration(5 * PS_PER_S), rate_quench: true }, cap);
+        h.set_port_index(6);
+        h
     }
     fn view(q: u32) -> PortView {
         PortView { queue_pkts: q, queue_bytes: 0, busy: true, rate_bps: 64_000 }

@@ -43,8 +43,12 @@ pub fn build(sc: &Scenario, seed: Option<u64>, origin: &str) -> Result<Simulatio
             let rate_bps = rate.bps().max(1);
             let name = format!("{}->{}", nodes[from as usize].name, nodes[to as usize].name);
             let info = PortInfo { rate_bps, delay_ps: l.delay.0 };
-            let hooks = l.hooks.iter().chain(extra_hooks.iter()).map(|h| AnyHook::build(h, rate_bps)).collect();
             let id = ports.len() as u32;
+            let hooks = l.hooks.iter().chain(extra_hooks.iter()).map(|h| {
+                let mut hook = AnyHook::build(h, rate_bps);
+                hook.attach_to_port(id);
+                hook
+            }).collect();
             nodes[from as usize].ports.push(id);
             let rng = rng::stream(seed, &format!("port:{name}"));
             let mut port = Port::new(name, from, to, rate_bps, l.delay.0, AnyQueue::build(q, info), hooks, rng);

@@ -109,6 +109,8 @@ pub struct TransportReport {
     pub rtt_min_ps: SimTime,
     /// Largest RTT sample, ps.
     pub rtt_max_ps: SimTime,
+    /// Population standard deviation of the RTT samples, ps (Welford's update in the transport).
+    pub rtt_std_ps: f64,
     /// Sending rate of a rate-based transport (TRUMP's Return_Rate), bit/s; 0 for others.
     pub rate_bps: f64,
 }

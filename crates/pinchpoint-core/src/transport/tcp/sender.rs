@@ -253,6 +253,8 @@ pub struct TcpSender {
     rtt_sum_ps: f64,
     rtt_min_ps: SimTime,
     rtt_max_ps: SimTime,
+    /// Every RTT sample's moments, ps (for the deviation in the flows table).
+    rtt_moments: crate::metrics::stats::Moments,
     /// Delivery-rate estimation (draft-cheng-iccrg-delivery-rate-estimation s3); allocated when
     /// the flow starts, so an idle flow does not hold it.
     rate: Option<Box<RateEstimator>>,
@@ -300,6 +302,7 @@ impl TcpSender {
             rtt_sum_ps: 0.0,
             rtt_min_ps: SimTime::MAX,
             rtt_max_ps: 0,
+            rtt_moments: Default::default(),
             rate: None,
             next_send_ps: 0,
             pacing_burst_left: PACING_INITIAL_BURST_PKTS as u8,
@@ -630,6 +633,7 @@ impl TcpSender {
         self.rtt_sum_ps += r as f64;
         self.rtt_min_ps = self.rtt_min_ps.min(r);
         self.rtt_max_ps = self.rtt_max_ps.max(r);
+        self.rtt_moments.add(r as f64);
         if !self.has_rtt {
             // RFC 6298 s2.2.
             self.srtt = r;
@@ -874,6 +878,7 @@ impl TcpSender {
             rtt_sum_ps: self.rtt_sum_ps,
             rtt_min_ps: if self.rtt_samples > 0 { self.rtt_min_ps } else { 0 },
             rtt_max_ps: self.rtt_max_ps,
+            rtt_std_ps: self.rtt_moments.std(),
             rate_bps: 0.0,
         }
     }

@@ -42,6 +42,8 @@ pub struct TfrcSender {
     rtt_sum_ps: f64,
     rtt_min_ps: SimTime,
     rtt_max_ps: SimTime,
+    /// Every RTT sample's moments, ps (for the deviation in the flows table).
+    rtt_moments: crate::metrics::stats::Moments,
 }
 
 impl TfrcSender {
@@ -70,6 +72,7 @@ impl TfrcSender {
             rtt_sum_ps: 0.0,
             rtt_min_ps: SimTime::MAX,
             rtt_max_ps: 0,
+            rtt_moments: Default::default(),
         }
     }
 
@@ -161,6 +164,7 @@ impl TfrcSender {
         self.rtt_sum_ps += sample_ps as f64;
         self.rtt_min_ps = self.rtt_min_ps.min(sample_ps);
         self.rtt_max_ps = self.rtt_max_ps.max(sample_ps);
+        self.rtt_moments.add(sample_ps as f64);
         let sample_s = sample_ps as f64 / PS_PER_S as f64;
         self.rtt_s = if self.rtt_s == 0.0 { sample_s } else { RTT_FILTER_Q * self.rtt_s + (1.0 - RTT_FILTER_Q) * sample_s };
         self.p = fb.p;
@@ -224,6 +228,7 @@ impl TfrcSender {
             rtt_sum_ps: self.rtt_sum_ps,
             rtt_min_ps: if self.feedbacks > 0 { self.rtt_min_ps } else { 0 },
             rtt_max_ps: self.rtt_max_ps,
+            rtt_std_ps: self.rtt_moments.std(),
             ..Default::default()
         }
     }

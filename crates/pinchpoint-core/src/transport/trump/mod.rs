@@ -24,6 +24,7 @@
 use super::{Direction, Transport, TransportCtx, TransportReport, NEVER, TIMER_APP, TIMER_RTO};
 use crate::net::packet::{flags, Packet, PacketKind};
 use crate::scenario::units::{Bytes, Duration, Rate};
+use crate::metrics::stats::Moments;
 use crate::sim::{rng, SimTime, PS_PER_S};
 use crate::transport::tcp::sack::SackBlocks;
 use serde::{Deserialize, Serialize};
@@ -100,10 +101,8 @@ pub struct TrumpFlow {
     last_size: u32,
     acked_bytes: u64,
     retx_pkts: u64,
-    rtt_samples: u64,
-    rtt_sum_ps: f64,
-    rtt_min_ps: SimTime,
-    rtt_max_ps: SimTime,
+    /// Every RTT sample (data sent to its acknowledgement back), ps.
+    rtt: Moments,
     srtt_ps: SimTime,
     // ---- destination ----
     received: Vec<bool>,
@@ -140,10 +139,7 @@ impl TrumpFlow {
             last_size: 0,
             acked_bytes: 0,
             retx_pkts: 0,
-            rtt_samples: 0,
-            rtt_sum_ps: 0.0,
-            rtt_min_ps: SimTime::MAX,
-            rtt_max_ps: 0,
+            rtt: Moments::default(),
             srtt_ps: 0,
             received: Vec::new(),
             cum: 0,
@@ -266,10 +262,7 @@ impl TrumpFlow {
             return;
         }
         let rtt = ctx.now.saturating_sub(pkt.ts_echo);
-        self.rtt_samples += 1;
-        self.rtt_sum_ps += rtt as f64;
-        self.rtt_min_ps = self.rtt_min_ps.min(rtt);
-        self.rtt_max_ps = self.rtt_max_ps.max(rtt);
+        self.rtt.add(rtt as f64);
         self.srtt_ps = if self.srtt_ps == 0 { rtt } else { (7 * self.srtt_ps + rtt) / 8 };
         for i in 0..(pkt.ack as usize).min(self.acked.len()) {
             self.mark_acked(i);
@@ -395,10 +388,11 @@ impl Transport for TrumpFlow {
             acked_bytes: self.acked_bytes,
             retx_pkts: self.retx_pkts,
             srtt_ps: self.srtt_ps,
-            rtt_samples: self.rtt_samples,
-            rtt_sum_ps: self.rtt_sum_ps,
-            rtt_min_ps: if self.rtt_samples > 0 { self.rtt_min_ps } else { 0 },
-            rtt_max_ps: self.rtt_max_ps,
+            rtt_samples: self.rtt.count,
+            rtt_sum_ps: self.rtt.mean() * self.rtt.count as f64,
+            rtt_min_ps: if self.rtt.count > 0 { self.rtt.min as SimTime } else { 0 },
+            rtt_max_ps: if self.rtt.count > 0 { self.rtt.max as SimTime } else { 0 },
+            rtt_std_ps: self.rtt.std(),
             rate_bps: if self.phase == Phase::Data || self.phase == Phase::Done { self.rate_bps } else { 0.0 },
             ..Default::default()
         }
