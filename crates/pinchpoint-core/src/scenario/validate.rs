@@ -199,11 +199,8 @@ pub fn validate(sc: &Scenario) -> Result<(), Problem> {
             check_tcp(&f.tcp, &format!("flows[{i}].tcp"))?;
             f.tcp.validate().or_else(|(field, msg)| err(format!("flows[{i}].tcp.{field}"), msg))?;
             if let Some(cc) = &f.cc {
-                cc.validate().map_err(at(&format!("flows[{i}].cc")))?;
-            }
-            if let Some(cc) = &f.cc {
                 let facts = crate::transport::tcp::cc::TcpFacts { ecn: f.tcp.ecn, mss: f.tcp.mss };
-                cc.validate_with(&facts).or_else(|p| err(format!("flows[{i}].{}", p.field), p.message))?;
+                cc.validate(&facts).or_else(|p| err(format!("flows[{i}].{}", p.field), p.message))?;
             }
         }
         if f.trump.is_some() && f.transport != TransportKind::Trump {

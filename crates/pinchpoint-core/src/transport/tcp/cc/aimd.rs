@@ -124,7 +124,6 @@ impl CongestionControl for Aimd {
     }
 }
 
-impl crate::registry::Validate for AimdConfig {}
 
 #[cfg(test)]
 mod tests {

@@ -121,7 +121,6 @@ impl CongestionControl for Binomial {
     }
 }
 
-impl crate::registry::Validate for BinomialConfig {}
 
 #[cfg(test)]
 mod tests {

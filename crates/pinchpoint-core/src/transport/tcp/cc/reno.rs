@@ -108,8 +108,6 @@ impl CongestionControl for Reno {
     }
 }
 
-/// No parameters.
-impl crate::registry::Validate for RenoConfig {}
 
 #[cfg(test)]
 mod tests {
