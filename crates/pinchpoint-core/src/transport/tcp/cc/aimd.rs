@@ -68,13 +68,55 @@ pub fn slow_start(cwnd: &mut f64, ssthresh: f64, bytes_acked: u64, mss: u32) -> 
     bytes_acked.saturating_sub(inc.ceil() as u64)
 }
 
+/// The window core AIMD and binomial share (as Reno and NewReno share `RenoWindow`): a
+/// fractional window in bytes (TCP(1/256) adds about 1% of a segment per RTT), slow start as
+/// [`slow_start`], a caller-given increase per window of acknowledged bytes in congestion
+/// avoidance, and a caller-given decrease on a loss or a timeout.
+#[derive(Clone, Debug)]
+pub struct FractionalWindow {
+    /// Congestion window, bytes.
+    pub cwnd: f64,
+    /// Slow-start threshold, bytes.
+    pub ssthresh: f64,
+}
+
+impl FractionalWindow {
+    /// A window of `init.init_cwnd_pkts` segments and an unbounded ssthresh (RFC 5681 s3.1).
+    pub fn new(init: CcInit) -> Self {
+        FractionalWindow { cwnd: init.init_cwnd_pkts as f64 * init.mss as f64, ssthresh: (u64::MAX / 4) as f64 }
+    }
+
+    /// Slow start, then `per_rtt_pkts(w)` segments per window of acknowledged bytes, w the
+    /// window in segments: each acknowledged byte adds per_rtt_pkts(w) * mss / cwnd.
+    #[inline]
+    pub fn grow(&mut self, bytes_acked: u64, mss: u32, per_rtt_pkts: impl FnOnce(f64) -> f64) {
+        let left = slow_start(&mut self.cwnd, self.ssthresh, bytes_acked, mss);
+        if left == 0 {
+            return;
+        }
+        let mss = mss as f64;
+        self.cwnd += per_rtt_pkts(self.cwnd / mss) * mss * left as f64 / self.cwnd;
+    }
+
+    /// A loss or an ECN echo: ssthresh and cwnd to `decreased` bytes (ns-2 `decrease_num_`
+    /// applies to cwnd, not the flight size; so does Linux's Reno).
+    pub fn decrease_to(&mut self, decreased: f64) {
+        self.ssthresh = decreased;
+        self.cwnd = decreased;
+    }
+
+    /// A timeout: as Reno, one segment and slow start up to `decreased` bytes (ns-2 `slowdown`
+    /// applies `decrease_num_` to ssthresh on a timeout as well).
+    pub fn restart(&mut self, decreased: f64, mss: u32) {
+        self.ssthresh = decreased;
+        self.cwnd = mss as f64;
+    }
+}
+
 /// AIMD(a, b).
 #[derive(Clone, Debug)]
 pub struct Aimd {
-    /// Congestion window, bytes (fractional: TCP(1/256) adds about 1% of a segment per RTT).
-    pub(crate) cwnd: f64,
-    /// Slow-start threshold, bytes.
-    ssthresh: f64,
+    pub(crate) w: FractionalWindow,
     /// Increase, segments per RTT.
     a: f64,
     /// Decrease fraction.
@@ -84,58 +126,45 @@ pub struct Aimd {
 impl Aimd {
     /// Builds AIMD (settings validated).
     pub fn new(cfg: &AimdConfig, init: CcInit) -> Self {
-        Aimd {
-            cwnd: init.init_cwnd_pkts as f64 * init.mss as f64,
-            ssthresh: (u64::MAX / 4) as f64,
-            a: cfg.increase_pkts(),
-            b: cfg.b,
-        }
+        Aimd { w: FractionalWindow::new(init), a: cfg.increase_pkts(), b: cfg.b }
     }
 
     /// (1 - b) cwnd, at least two segments (the floor of RFC 5681 eq. 4).
     fn decreased(&self, mss: u32) -> f64 {
-        ((1.0 - self.b) * self.cwnd).max(2.0 * mss as f64)
+        ((1.0 - self.b) * self.w.cwnd).max(2.0 * mss as f64)
     }
 }
 
 impl CongestionControl for Aimd {
     fn cwnd_bytes(&self) -> u64 {
-        self.cwnd as u64
+        self.w.cwnd as u64
     }
     fn ssthresh_bytes(&self) -> u64 {
-        self.ssthresh as u64
+        self.w.ssthresh as u64
     }
     fn on_ack(&mut self, ack: &AckSample) {
-        let left = slow_start(&mut self.cwnd, self.ssthresh, ack.bytes_acked, ack.mss);
         // FHP 2000: a segments per window of acknowledged bytes, i.e. a * mss * acked / cwnd.
-        self.cwnd += self.a * ack.mss as f64 * left as f64 / self.cwnd;
+        let a = self.a;
+        self.w.grow(ack.bytes_acked, ack.mss, |_| a);
     }
     fn on_loss(&mut self, _in_flight: u64, mss: u32, _now: SimTime) {
-        // ns-2 `decrease_num_`: cwnd and ssthresh to (1 - b) cwnd (Linux's Reno also halves cwnd,
-        // not the flight size).
-        self.ssthresh = self.decreased(mss);
-        self.cwnd = self.ssthresh;
+        let d = self.decreased(mss);
+        self.w.decrease_to(d);
     }
     fn on_timeout(&mut self, _in_flight: u64, mss: u32, _now: SimTime) {
-        // As Reno: one segment and slow start; ssthresh with the same (1 - b) decrease (ns-2
-        // `slowdown` applies `decrease_num_` to ssthresh on a timeout as well).
-        self.ssthresh = self.decreased(mss);
-        self.cwnd = mss as f64;
+        let d = self.decreased(mss);
+        self.w.restart(d, mss);
     }
 }
 
-
 #[cfg(test)]
 mod tests {
+    use super::super::testing::ack;
     use super::*;
-
-    fn ack(bytes: u64) -> AckSample {
-        AckSample { now: 0, bytes_acked: bytes, mss: 1000, ..Default::default() }
-    }
 
     fn aimd(a: Option<f64>, b: f64, cwnd_pkts: u32) -> Aimd {
         let mut c = Aimd::new(&AimdConfig { a, b }, CcInit { mss: 1000, init_cwnd_pkts: cwnd_pkts });
-        c.ssthresh = c.cwnd;
+        c.w.ssthresh = c.w.cwnd;
         c
     }
 
@@ -153,7 +182,7 @@ mod tests {
         // TCP(1/8): a = 0.3125; cwnd 10000 B, 1000 B acked: + 0.3125 * 1000 * 1000 / 10000 = 31.25 B.
         let mut c = aimd(None, 0.125, 10);
         c.on_ack(&ack(1000));
-        assert_eq!(c.cwnd, 10_031.25);
+        assert_eq!(c.w.cwnd, 10_031.25);
     }
 
     #[test]
@@ -163,7 +192,7 @@ mod tests {
         for _ in 0..20 {
             c.on_ack(&ack(1000));
         }
-        let grown = (c.cwnd - 20_000.0) / 1000.0;
+        let grown = (c.w.cwnd - 20_000.0) / 1000.0;
         assert!(grown > 0.3125 * 0.99 && grown <= 0.3125, "{grown}");
     }
 
@@ -205,7 +234,7 @@ mod tests {
             }
             // Reno adds a whole segment after each full window, AIMD spreads it over the window:
             // they differ by up to one segment, plus half of that carried through a loss.
-            let (rw, aw) = (r.cwnd_bytes() as f64, a.cwnd);
+            let (rw, aw) = (r.cwnd_bytes() as f64, a.w.cwnd);
             assert!((rw - aw).abs() <= 1500.0, "step {i}: reno {rw} aimd {aw}");
         }
     }

@@ -213,3 +213,14 @@ impl Default for CcConfig {
         CcConfig::NewReno(newreno::NewRenoConfig::default())
     }
 }
+
+/// Scaffolding shared by the controllers' unit tests.
+#[cfg(test)]
+pub(crate) mod testing {
+    use super::AckSample;
+
+    /// An acknowledgement of `bytes` new bytes at time 0, 1000-byte segments, nothing else set.
+    pub fn ack(bytes: u64) -> AckSample {
+        AckSample { bytes_acked: bytes, mss: 1000, ..Default::default() }
+    }
+}
