@@ -16,6 +16,7 @@ pub mod dctcp;
 pub mod newreno;
 pub mod none;
 pub mod reno;
+pub mod scalable;
 pub mod vegas;
 
 /// What an acknowledgement of new data tells the controller.
@@ -205,6 +206,7 @@ crate::algorithm_registry! {
     "vegas" => Vegas(vegas::Vegas, vegas::VegasConfig),
     "aimd" => Aimd(aimd::Aimd, aimd::AimdConfig),
     "binomial" => Binomial(binomial::Binomial, binomial::BinomialConfig),
+    "scalable" => Scalable(scalable::Scalable, scalable::ScalableConfig),
 }
 
 
