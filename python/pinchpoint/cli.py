@@ -425,6 +425,16 @@ def schema(out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Writ
 
 
 @app.command()
+def kinds() -> None:
+    """List the names each algorithm family accepts (from the engine's registry) and their pages."""
+    from .registry import FAMILIES, kinds as registry_kinds
+    for family, names in registry_kinds().items():
+        folder = FAMILIES[family][1]
+        pages = f"docs/{folder}/<name>.md" if folder else "docs/algorithms/"
+        out_console.print(f"{family} ({escape(pages)}): {', '.join(names)}")
+
+
+@app.command()
 def version() -> None:
     """Print the version (also: pinchpoint --version)."""
     out_console.print(_native.__version__)

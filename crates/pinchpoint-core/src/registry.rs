@@ -79,6 +79,11 @@ pub fn de_with_path<T: DeserializeOwned, E: serde::de::Error>(v: serde_json::Val
 /// Generates a family's config enum, runtime enum, name list, `validate`, `build` and trait
 /// dispatch (through the family's `$dispatch!` macro, called with the runtime enum and the
 /// variants). One line per algorithm: `"name" => Variant(Type, ConfigType)`.
+///
+/// `validate()` dispatches to each config's [`Validate`] impl. A family whose configs are
+/// checked against more than their own table (a congestion controller against the flow's TCP
+/// settings) writes `validated_by_dispatch;` after `dispatch`: its dispatch macro then generates
+/// the family's own `validate`, and its configs implement only the family's settings trait.
 #[macro_export]
 macro_rules! algorithm_registry {
     (
@@ -87,7 +92,37 @@ macro_rules! algorithm_registry {
         $(#[$kmeta:meta])* kinds $KINDS:ident;
         init $init:ty;
         dispatch $dispatch:ident;
+        validated_by_dispatch;
         $( $name:literal => $variant:ident($ty:ty, $cfg:ty) ),* $(,)?
+    ) => {
+        $crate::algorithm_registry! {
+            @family [$(#[$cmeta])*] $Config; [$(#[$ameta])*] $Any; [$(#[$kmeta])*] $KINDS; $init; $dispatch;
+            $( $name => $variant($ty, $cfg) ),*
+        }
+    };
+    (
+        $(#[$cmeta:meta])* config $Config:ident;
+        $(#[$ameta:meta])* runtime $Any:ident;
+        $(#[$kmeta:meta])* kinds $KINDS:ident;
+        init $init:ty;
+        dispatch $dispatch:ident;
+        $( $name:literal => $variant:ident($ty:ty, $cfg:ty) ),* $(,)?
+    ) => {
+        $crate::algorithm_registry! {
+            @family [$(#[$cmeta])*] $Config; [$(#[$ameta])*] $Any; [$(#[$kmeta])*] $KINDS; $init; $dispatch;
+            $( $name => $variant($ty, $cfg) ),*
+        }
+        impl $Config {
+            /// Checks the parameters: the config's own [`$crate::registry::Validate`] impl.
+            pub fn validate(&self) -> Result<(), $crate::registry::FieldError> {
+                match self { $( $Config::$variant(c) => $crate::registry::Validate::validate(c), )* }
+            }
+        }
+    };
+    (
+        @family [$(#[$cmeta:meta])*] $Config:ident; [$(#[$ameta:meta])*] $Any:ident; [$(#[$kmeta:meta])*] $KINDS:ident;
+        $init:ty; $dispatch:ident;
+        $( $name:literal => $variant:ident($ty:ty, $cfg:ty) ),*
     ) => {
         $(#[$cmeta])*
         #[derive(Clone, Debug, PartialEq, serde::Serialize)]
@@ -115,10 +150,6 @@ macro_rules! algorithm_registry {
             /// The name written in `kind`.
             pub fn kind(&self) -> &'static str {
                 match self { $( $Config::$variant(_) => $name, )* }
-            }
-            /// Checks the parameters: the config's own [`$crate::registry::Validate`] impl.
-            pub fn validate(&self) -> Result<(), $crate::registry::FieldError> {
-                match self { $( $Config::$variant(c) => $crate::registry::Validate::validate(c), )* }
             }
         }
 

@@ -222,11 +222,8 @@ fn check_flow(sc: &Scenario, names: &HashMap<&str, usize>, f: &FlowConfig, p: &s
         check_tcp(&f.tcp, &format!("{p}.tcp"))?;
         f.tcp.validate().or_else(|(field, msg)| err(format!("{p}.tcp.{field}"), msg))?;
         if let Some(cc) = &f.cc {
-            cc.validate().map_err(at(&format!("{p}.cc")))?;
-        }
-        if let Some(cc) = &f.cc {
             let facts = crate::transport::tcp::cc::TcpFacts { ecn: f.tcp.ecn, mss: f.tcp.mss };
-            cc.validate_with(&facts).or_else(|e| err(format!("{p}.{}", e.field), e.message))?;
+            cc.validate(&facts).or_else(|e| err(format!("{p}.{}", e.field), e.message))?;
         }
     }
     if f.trump.is_some() && f.transport != TransportKind::Trump {

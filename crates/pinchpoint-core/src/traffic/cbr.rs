@@ -1,7 +1,7 @@
 //! CBR: messages of `packet_size` at equal gaps `packet_size * 8 / rate` from the flow's start,
 //! for `duration` (ns-2's Application/Traffic/CBR). See `docs/traffic/cbr.md`.
 
-use super::{gap_to_ps, mean_gap_ps, packet_size_ok, positive, MessageClock, Workload, WorkloadError};
+use super::{gap_to_ps, mean_gap_ps, packet_size_ok, positive, MessageClock, MessageSchedule, WorkloadError};
 use crate::scenario::units::{Bytes, Duration, Rate};
 use crate::sim::{SimRng, SimTime};
 use serde::{Deserialize, Serialize};
@@ -27,37 +27,27 @@ impl CbrConfig {
     }
 }
 
-/// A constant-bit-rate message source.
+/// Equal gaps between messages.
 #[derive(Clone, Copy, Debug)]
-pub struct Cbr {
-    clock: MessageClock,
+pub struct EqualGaps {
     gap_ps: f64,
 }
+
+impl MessageSchedule for EqualGaps {
+    #[inline]
+    fn next_after(&mut self, t: SimTime, _rng: &mut SimRng) -> SimTime {
+        t + gap_to_ps(self.gap_ps)
+    }
+}
+
+/// A constant-bit-rate message source.
+pub type Cbr = MessageClock<EqualGaps>;
 
 impl Cbr {
     /// From validated parameters.
     pub fn new(c: &CbrConfig) -> Self {
-        Cbr { clock: MessageClock::new(c.packet_size.0 as u32, c.duration.map(|d| d.0)), gap_ps: mean_gap_ps(c.packet_size.0, c.rate.0) }
-    }
-}
-
-impl Workload for Cbr {
-    fn start(&mut self, now: SimTime) {
-        self.clock.start(now, now);
-    }
-    #[inline]
-    fn offered_bytes(&mut self, now: SimTime, _rng: &mut SimRng) -> u64 {
-        let gap = gap_to_ps(self.gap_ps);
-        self.clock.advance(now, |t| t + gap)
-    }
-    fn next_offer_at(&self) -> SimTime {
-        self.clock.next_at
-    }
-    fn total_bytes(&self) -> Option<u64> {
-        None
-    }
-    fn message_bytes(&self) -> Option<u32> {
-        Some(self.clock.packet_bytes)
+        let gaps = EqualGaps { gap_ps: mean_gap_ps(c.packet_size.0, c.rate.0) };
+        MessageClock::with_schedule(c.packet_size.0 as u32, c.duration.map(|d| d.0), gaps)
     }
 }
 

@@ -210,37 +210,60 @@ pub(crate) mod testing {
     }
 }
 
-/// The message clock shared by the message workloads: messages of `packet_bytes` offered one at
-/// a time at `next_at`, none at or after `stop_at`.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct MessageClock {
-    pub packet_bytes: u32,
-    /// How long after the start the workload stops (None: never).
-    pub duration_ps: Option<SimTime>,
-    pub stop_at: SimTime,
-    pub next_at: SimTime,
-    pub offered: u64,
+/// When the message after one offered at `t` is due: all that distinguishes the message
+/// workloads (CBR, Poisson, on/off), whose clock is [`MessageClock`].
+pub trait MessageSchedule {
+    /// The source starts (again): forget the state of a previous start.
+    fn restart(&mut self) {}
+    /// Time of the message after the one offered at `t`, drawing from `rng` if it needs to.
+    fn next_after(&mut self, t: SimTime, rng: &mut SimRng) -> SimTime;
 }
 
-impl MessageClock {
-    pub fn new(packet_bytes: u32, duration_ps: Option<SimTime>) -> Self {
-        MessageClock { packet_bytes, duration_ps, stop_at: NEVER, next_at: NEVER, offered: 0 }
+/// The clock shared by the message workloads, and their [`Workload`]: messages of
+/// `packet_bytes`, the first at the start, the next when `schedule` says, none at or after the
+/// end of `duration_ps`.
+#[derive(Clone, Copy, Debug)]
+pub struct MessageClock<S> {
+    packet_bytes: u32,
+    /// How long after the start the workload stops (None: never).
+    duration_ps: Option<SimTime>,
+    stop_at: SimTime,
+    next_at: SimTime,
+    offered: u64,
+    schedule: S,
+}
+
+impl<S: MessageSchedule> MessageClock<S> {
+    /// Messages of `packet_bytes` for `duration_ps` (None: for ever) at the times `schedule` gives.
+    pub fn with_schedule(packet_bytes: u32, duration_ps: Option<SimTime>, schedule: S) -> Self {
+        MessageClock { packet_bytes, duration_ps, stop_at: NEVER, next_at: NEVER, offered: 0, schedule }
     }
-    /// Starts at `now` with the first message at `first_at`.
-    pub fn start(&mut self, now: SimTime, first_at: SimTime) {
+}
+
+impl<S: MessageSchedule> Workload for MessageClock<S> {
+    fn start(&mut self, now: SimTime) {
+        self.schedule.restart();
         self.stop_at = self.duration_ps.map_or(NEVER, |d| now.saturating_add(d));
-        self.next_at = if first_at < self.stop_at { first_at } else { NEVER };
+        self.next_at = if now < self.stop_at { now } else { NEVER };
     }
-    /// Offers every message due by `now`; `next` gives the time of the message after the one
-    /// offered at `t`.
+    /// Offers every message due by `now`.
     #[inline]
-    pub fn advance(&mut self, now: SimTime, mut next: impl FnMut(SimTime) -> SimTime) -> u64 {
+    fn offered_bytes(&mut self, now: SimTime, rng: &mut SimRng) -> u64 {
         while self.next_at <= now {
             let t = self.next_at;
             self.offered += self.packet_bytes as u64;
-            let n = next(t);
+            let n = self.schedule.next_after(t, rng);
             self.next_at = if n < self.stop_at { n } else { NEVER };
         }
         self.offered
+    }
+    fn next_offer_at(&self) -> SimTime {
+        self.next_at
+    }
+    fn total_bytes(&self) -> Option<u64> {
+        None
+    }
+    fn message_bytes(&self) -> Option<u32> {
+        Some(self.packet_bytes)
     }
 }

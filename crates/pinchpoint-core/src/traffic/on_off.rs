@@ -4,7 +4,7 @@
 //! offers its first message at its start, then one per `packet_size * 8 / rate`, as long as the
 //! message starts before the period ends. See `docs/traffic/on_off.md`.
 
-use super::{gap_to_ps, mean_gap_ps, packet_size_ok, positive, MessageClock, Workload, WorkloadError};
+use super::{gap_to_ps, mean_gap_ps, packet_size_ok, positive, MessageClock, MessageSchedule, WorkloadError};
 use crate::scenario::units::{Bytes, Duration, Rate};
 use crate::sim::{rng, SimRng, SimTime};
 use serde::{Deserialize, Serialize};
@@ -52,70 +52,61 @@ impl OnOffConfig {
     }
 }
 
-/// An on/off message source.
+/// Equal gaps during on periods, none during off periods.
 #[derive(Clone, Copy, Debug)]
-pub struct OnOff {
-    clock: MessageClock,
+pub struct OnOffPeriods {
     gap_ps: SimTime,
     on_ps: f64,
     off_ps: f64,
     distribution: PeriodDistribution,
-    /// End of the current on period.
+    /// End of the current on period (0: the first is not drawn yet).
     on_end: SimTime,
 }
 
-impl OnOff {
-    /// From validated parameters.
-    pub fn new(c: &OnOffConfig) -> Self {
-        OnOff {
-            clock: MessageClock::new(c.packet_size.0 as u32, c.duration.map(|d| d.0)),
-            gap_ps: gap_to_ps(mean_gap_ps(c.packet_size.0, c.rate.0)),
-            on_ps: c.on.0 as f64,
-            off_ps: c.off.0 as f64,
-            distribution: c.distribution,
-            on_end: 0,
-        }
-    }
-
-    fn draw(distribution: PeriodDistribution, mean_ps: f64, r: &mut SimRng) -> SimTime {
-        match distribution {
+impl OnOffPeriods {
+    fn draw(&self, mean_ps: f64, r: &mut SimRng) -> SimTime {
+        match self.distribution {
             PeriodDistribution::Fixed => mean_ps.round() as SimTime,
             PeriodDistribution::Exponential => rng::exponential(r, mean_ps).round() as SimTime,
         }
     }
 }
 
-impl Workload for OnOff {
-    fn start(&mut self, now: SimTime) {
-        // The first on period's length is drawn at the first pull (randomness is passed in there).
+impl MessageSchedule for OnOffPeriods {
+    fn restart(&mut self) {
         self.on_end = 0;
-        self.clock.start(now, now);
     }
-    fn offered_bytes(&mut self, now: SimTime, r: &mut SimRng) -> u64 {
-        let (gap, on, off, dist) = (self.gap_ps, self.on_ps, self.off_ps, self.distribution);
-        let on_end = &mut self.on_end;
-        if *on_end == 0 && self.clock.next_at <= now {
-            *on_end = self.clock.next_at + Self::draw(dist, on, r).max(1);
+    fn next_after(&mut self, t: SimTime, r: &mut SimRng) -> SimTime {
+        if self.on_end == 0 {
+            // The first on period starts with the first message (at the start); its length is
+            // drawn here, where randomness is passed in.
+            self.on_end = t + self.draw(self.on_ps, r).max(1);
         }
-        self.clock.advance(now, |t| {
-            let n = t + gap;
-            if n < *on_end {
-                return n;
-            }
-            // The on period is over: an off period, then the next on period starts with a message.
-            let on_start = *on_end + Self::draw(dist, off, r);
-            *on_end = on_start + Self::draw(dist, on, r).max(1);
-            on_start
-        })
+        let n = t + self.gap_ps;
+        if n < self.on_end {
+            return n;
+        }
+        // The on period is over: an off period, then the next on period starts with a message.
+        let on_start = self.on_end + self.draw(self.off_ps, r);
+        self.on_end = on_start + self.draw(self.on_ps, r).max(1);
+        on_start
     }
-    fn next_offer_at(&self) -> SimTime {
-        self.clock.next_at
-    }
-    fn total_bytes(&self) -> Option<u64> {
-        None
-    }
-    fn message_bytes(&self) -> Option<u32> {
-        Some(self.clock.packet_bytes)
+}
+
+/// An on/off message source.
+pub type OnOff = MessageClock<OnOffPeriods>;
+
+impl OnOff {
+    /// From validated parameters.
+    pub fn new(c: &OnOffConfig) -> Self {
+        let periods = OnOffPeriods {
+            gap_ps: gap_to_ps(mean_gap_ps(c.packet_size.0, c.rate.0)),
+            on_ps: c.on.0 as f64,
+            off_ps: c.off.0 as f64,
+            distribution: c.distribution,
+            on_end: 0,
+        };
+        MessageClock::with_schedule(c.packet_size.0 as u32, c.duration.map(|d| d.0), periods)
     }
 }
 

@@ -2,7 +2,7 @@
 //! `packet_size * 8 / rate` (a Poisson process of messages), the first at the flow's start.
 //! See `docs/traffic/poisson.md`.
 
-use super::{gap_to_ps, mean_gap_ps, packet_size_ok, positive, MessageClock, Workload, WorkloadError};
+use super::{gap_to_ps, mean_gap_ps, packet_size_ok, positive, MessageClock, MessageSchedule, WorkloadError};
 use crate::scenario::units::{Bytes, Duration, Rate};
 use crate::sim::{rng, SimRng, SimTime};
 use serde::{Deserialize, Serialize};
@@ -28,37 +28,27 @@ impl PoissonConfig {
     }
 }
 
-/// A Poisson message source.
+/// Exponential gaps between messages.
 #[derive(Clone, Copy, Debug)]
-pub struct Poisson {
-    clock: MessageClock,
+pub struct ExponentialGaps {
     mean_gap_ps: f64,
 }
+
+impl MessageSchedule for ExponentialGaps {
+    #[inline]
+    fn next_after(&mut self, t: SimTime, r: &mut SimRng) -> SimTime {
+        t + gap_to_ps(rng::exponential(r, self.mean_gap_ps))
+    }
+}
+
+/// A Poisson message source.
+pub type Poisson = MessageClock<ExponentialGaps>;
 
 impl Poisson {
     /// From validated parameters.
     pub fn new(c: &PoissonConfig) -> Self {
-        Poisson { clock: MessageClock::new(c.packet_size.0 as u32, c.duration.map(|d| d.0)), mean_gap_ps: mean_gap_ps(c.packet_size.0, c.rate.0) }
-    }
-}
-
-impl Workload for Poisson {
-    fn start(&mut self, now: SimTime) {
-        self.clock.start(now, now);
-    }
-    #[inline]
-    fn offered_bytes(&mut self, now: SimTime, r: &mut SimRng) -> u64 {
-        let mean = self.mean_gap_ps;
-        self.clock.advance(now, |t| t + gap_to_ps(rng::exponential(r, mean)))
-    }
-    fn next_offer_at(&self) -> SimTime {
-        self.clock.next_at
-    }
-    fn total_bytes(&self) -> Option<u64> {
-        None
-    }
-    fn message_bytes(&self) -> Option<u32> {
-        Some(self.clock.packet_bytes)
+        let gaps = ExponentialGaps { mean_gap_ps: mean_gap_ps(c.packet_size.0, c.rate.0) };
+        MessageClock::with_schedule(c.packet_size.0 as u32, c.duration.map(|d| d.0), gaps)
     }
 }
 

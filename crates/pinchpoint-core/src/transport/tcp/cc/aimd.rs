@@ -116,79 +116,111 @@ pub fn half_window(cwnd: f64, mss: u32) -> f64 {
     (cwnd / 2.0).max(2.0 * mss as f64)
 }
 
+/// The window core AIMD and binomial share (as Reno and NewReno share `RenoWindow`): a
+/// fractional window in bytes (TCP(1/256) adds about 1% of a segment per RTT), slow start as
+/// [`slow_start`], a caller-given increase per window of acknowledged bytes in congestion
+/// avoidance, and a caller-given decrease on a loss or a timeout.
+#[derive(Clone, Debug)]
+pub struct FractionalWindow {
+    /// Congestion window, bytes.
+    pub cwnd: f64,
+    /// Slow-start threshold, bytes.
+    pub ssthresh: f64,
+    /// Where ns-2 halves instead of taking the controller's decrease.
+    pub rule: Ns2DecreaseRule,
+}
+
+impl FractionalWindow {
+    /// A window of `init.init_cwnd_pkts` segments and an unbounded ssthresh (RFC 5681 s3.1).
+    pub fn new(init: CcInit) -> Self {
+        FractionalWindow {
+            cwnd: init.init_cwnd_pkts as f64 * init.mss as f64,
+            ssthresh: (u64::MAX / 4) as f64,
+            rule: Ns2DecreaseRule::default(),
+        }
+    }
+
+    /// Slow start, then `per_rtt_pkts(w)` segments per window of acknowledged bytes, w the
+    /// window in segments: each acknowledged byte adds per_rtt_pkts(w) * mss / cwnd.
+    #[inline]
+    pub fn grow(&mut self, bytes_acked: u64, mss: u32, per_rtt_pkts: impl FnOnce(f64) -> f64) {
+        let left = slow_start(&mut self.cwnd, self.ssthresh, bytes_acked, mss);
+        if left == 0 {
+            return;
+        }
+        let mss = mss as f64;
+        self.cwnd += per_rtt_pkts(self.cwnd / mss) * mss * left as f64 / self.cwnd;
+    }
+
+    /// A loss or an ECN echo: ssthresh and cwnd to `decreased` bytes (ns-2 `decrease_num_`
+    /// applies to cwnd, not the flight size; so does Linux's Reno), or to half the window where
+    /// ns-2 halves ([`Ns2DecreaseRule`]).
+    pub fn decrease_to(&mut self, decreased: f64, mss: u32) {
+        (self.cwnd, self.ssthresh) = self.rule.on_loss(self.cwnd, self.ssthresh, half_window(self.cwnd, mss), decreased);
+    }
+
+    /// A timeout: as Reno, one segment and slow start up to `decreased` bytes (ns-2 `slowdown`
+    /// applies `decrease_num_` to ssthresh on a timeout as well), or half the window where ns-2
+    /// halves.
+    pub fn restart(&mut self, decreased: f64, mss: u32) {
+        self.ssthresh = self.rule.on_timeout(self.cwnd, self.ssthresh, half_window(self.cwnd, mss), decreased);
+        self.cwnd = mss as f64;
+    }
+}
+
 /// AIMD(a, b).
 #[derive(Clone, Debug)]
 pub struct Aimd {
-    /// Congestion window, bytes (fractional: TCP(1/256) adds about 1% of a segment per RTT).
-    pub(crate) cwnd: f64,
-    /// Slow-start threshold, bytes.
-    ssthresh: f64,
+    pub(crate) w: FractionalWindow,
     /// Increase, segments per RTT.
     a: f64,
     /// Decrease fraction.
     b: f64,
-    /// When ns-2 halves instead of decreasing by b.
-    rule: Ns2DecreaseRule,
 }
 
 impl Aimd {
     /// Builds AIMD (settings validated).
     pub fn new(cfg: &AimdConfig, init: CcInit) -> Self {
-        Aimd {
-            cwnd: init.init_cwnd_pkts as f64 * init.mss as f64,
-            ssthresh: (u64::MAX / 4) as f64,
-            a: cfg.increase_pkts(),
-            b: cfg.b,
-            rule: Ns2DecreaseRule::default(),
-        }
+        Aimd { w: FractionalWindow::new(init), a: cfg.increase_pkts(), b: cfg.b }
     }
 
     /// (1 - b) cwnd, at least two segments (the floor of RFC 5681 eq. 4).
     fn decreased(&self, mss: u32) -> f64 {
-        ((1.0 - self.b) * self.cwnd).max(2.0 * mss as f64)
+        ((1.0 - self.b) * self.w.cwnd).max(2.0 * mss as f64)
     }
 }
 
 impl CongestionControl for Aimd {
     fn cwnd_bytes(&self) -> u64 {
-        self.cwnd as u64
+        self.w.cwnd as u64
     }
     fn ssthresh_bytes(&self) -> u64 {
-        self.ssthresh as u64
+        self.w.ssthresh as u64
     }
     fn on_ack(&mut self, ack: &AckSample) {
-        let left = slow_start(&mut self.cwnd, self.ssthresh, ack.bytes_acked, ack.mss);
         // FHP 2000: a segments per window of acknowledged bytes, i.e. a * mss * acked / cwnd.
-        self.cwnd += self.a * ack.mss as f64 * left as f64 / self.cwnd;
+        let a = self.a;
+        self.w.grow(ack.bytes_acked, ack.mss, |_| a);
     }
     fn on_loss(&mut self, _in_flight: u64, mss: u32, _now: SimTime) {
-        // ns-2 `decrease_num_`: cwnd and ssthresh to (1 - b) cwnd (Linux's Reno also halves cwnd,
-        // not the flight size), except where ns-2 halves (`Ns2DecreaseRule`).
-        (self.cwnd, self.ssthresh) = self.rule.on_loss(self.cwnd, self.ssthresh, half_window(self.cwnd, mss), self.decreased(mss));
+        let d = self.decreased(mss);
+        self.w.decrease_to(d, mss);
     }
     fn on_timeout(&mut self, _in_flight: u64, mss: u32, _now: SimTime) {
-        // As Reno: one segment and slow start; ssthresh (1 - b) cwnd, or half of it where ns-2
-        // halves (`Ns2DecreaseRule`).
-        self.ssthresh = self.rule.on_timeout(self.cwnd, self.ssthresh, half_window(self.cwnd, mss), self.decreased(mss));
-        self.cwnd = mss as f64;
+        let d = self.decreased(mss);
+        self.w.restart(d, mss);
     }
 }
 
-impl crate::registry::Validate for AimdConfig {}
-
 #[cfg(test)]
 mod tests {
+    use super::super::testing::ack;
     use super::*;
 
-    fn ack(bytes: u64) -> AckSample {
-        AckSample { now: 0, bytes_acked: bytes, mss: 1000, ..Default::default() }
-    }
-
-    /// In congestion avoidance with `cwnd_pkts` segments, past its first decrease.
     fn aimd(a: Option<f64>, b: f64, cwnd_pkts: u32) -> Aimd {
         let mut c = Aimd::new(&AimdConfig { a, b }, CcInit { mss: 1000, init_cwnd_pkts: cwnd_pkts });
-        c.ssthresh = c.cwnd;
-        c.rule.first_decrease = false;
+        c.w.ssthresh = c.w.cwnd;
+        c.w.rule.first_decrease = false;
         c
     }
 
@@ -206,7 +238,7 @@ mod tests {
         // TCP(1/8): a = 0.3125; cwnd 10000 B, 1000 B acked: + 0.3125 * 1000 * 1000 / 10000 = 31.25 B.
         let mut c = aimd(None, 0.125, 10);
         c.on_ack(&ack(1000));
-        assert_eq!(c.cwnd, 10_031.25);
+        assert_eq!(c.w.cwnd, 10_031.25);
     }
 
     #[test]
@@ -216,7 +248,7 @@ mod tests {
         for _ in 0..20 {
             c.on_ack(&ack(1000));
         }
-        let grown = (c.cwnd - 20_000.0) / 1000.0;
+        let grown = (c.w.cwnd - 20_000.0) / 1000.0;
         assert!(grown > 0.3125 * 0.99 && grown <= 0.3125, "{grown}");
     }
 
@@ -242,44 +274,6 @@ mod tests {
     }
 
     #[test]
-    fn the_first_decrease_and_decreases_in_slow_start_halve_as_in_ns2() {
-        // ns-2 tcp.cc slowdown(): first_decrease_ or cwnd < ssthresh -> halfwin, else decreasewin.
-        let mut c = Aimd::new(&AimdConfig { a: None, b: 1.0 / 256.0 }, CcInit { mss: 1000, init_cwnd_pkts: 64 });
-        c.on_loss(0, 1000, 0); // first decrease, in slow start
-        assert_eq!((c.cwnd_bytes(), c.ssthresh_bytes()), (32_000, 32_000));
-        c.on_loss(0, 1000, 0); // congestion avoidance: 255/256
-        assert_eq!((c.cwnd_bytes(), c.ssthresh_bytes()), (31_875, 31_875));
-        // A timeout: ssthresh by b (not in slow start, no earlier timeout), cwnd one segment.
-        c.on_timeout(0, 1000, 0);
-        assert_eq!((c.cwnd_bytes(), c.ssthresh_bytes()), (1000, 31_750));
-        // A second timeout right after: ssthresh half the (one-segment) window, floored at two.
-        c.on_timeout(0, 1000, 0);
-        assert_eq!((c.cwnd_bytes(), c.ssthresh_bytes()), (1000, 2000));
-        // A loss in a slow start halves.
-        c.ssthresh = 10_000.0;
-        for _ in 0..5 {
-            c.on_ack(&ack(1000));
-        }
-        assert_eq!(c.cwnd_bytes(), 6000);
-        c.on_loss(0, 1000, 0);
-        assert_eq!((c.cwnd_bytes(), c.ssthresh_bytes()), (3000, 3000));
-    }
-
-    #[test]
-    fn after_a_timeout_the_next_loss_out_of_slow_start_sets_ssthresh_to_half() {
-        // ns-2: last_cwnd_action_ == CWND_ACTION_TIMEOUT -> ssthresh_ = halfwin; cwnd_ is not
-        // covered by that exception and takes decreasewin.
-        let mut c = aimd(None, 0.125, 16);
-        c.on_timeout(0, 1000, 0);
-        c.cwnd = 16_000.0;
-        c.ssthresh = 16_000.0;
-        c.on_loss(0, 1000, 0);
-        assert_eq!((c.cwnd_bytes(), c.ssthresh_bytes()), (14_000, 8000));
-        c.on_loss(0, 1000, 0);
-        assert_eq!(c.ssthresh_bytes(), 12_250);
-    }
-
-    #[test]
     fn tcp_half_matches_reno_step_for_step() {
         use super::super::reno::{Reno, RenoConfig};
         let init = CcInit { mss: 1000, init_cwnd_pkts: 2 };
@@ -296,7 +290,7 @@ mod tests {
             }
             // Reno adds a whole segment after each full window, AIMD spreads it over the window:
             // they differ by up to one segment, plus half of that carried through a loss.
-            let (rw, aw) = (r.cwnd_bytes() as f64, a.cwnd);
+            let (rw, aw) = (r.cwnd_bytes() as f64, a.w.cwnd);
             assert!((rw - aw).abs() <= 1500.0, "step {i}: reno {rw} aimd {aw}");
         }
     }
@@ -309,5 +303,43 @@ mod tests {
         assert_eq!(AimdConfig { a: Some(0.0), b: 0.5 }.validate(&tcp).unwrap_err().field, "cc.a");
         assert!(AimdConfig { a: Some(f64::NAN), b: 0.5 }.validate(&tcp).is_err());
         assert!(AimdConfig { a: None, b: 1.0 / 256.0 }.validate(&tcp).is_ok());
+    }
+
+    #[test]
+    fn the_first_decrease_and_decreases_in_slow_start_halve_as_in_ns2() {
+        // ns-2 tcp.cc slowdown(): first_decrease_ or cwnd < ssthresh -> halfwin, else decreasewin.
+        let mut c = Aimd::new(&AimdConfig { a: None, b: 1.0 / 256.0 }, CcInit { mss: 1000, init_cwnd_pkts: 64 });
+        c.on_loss(0, 1000, 0); // first decrease, in slow start
+        assert_eq!((c.cwnd_bytes(), c.ssthresh_bytes()), (32_000, 32_000));
+        c.on_loss(0, 1000, 0); // congestion avoidance: 255/256
+        assert_eq!((c.cwnd_bytes(), c.ssthresh_bytes()), (31_875, 31_875));
+        // A timeout: ssthresh by b (not in slow start, no earlier timeout), cwnd one segment.
+        c.on_timeout(0, 1000, 0);
+        assert_eq!((c.cwnd_bytes(), c.ssthresh_bytes()), (1000, 31_750));
+        // A second timeout right after: ssthresh half the (one-segment) window, floored at two.
+        c.on_timeout(0, 1000, 0);
+        assert_eq!((c.cwnd_bytes(), c.ssthresh_bytes()), (1000, 2000));
+        // A loss in a slow start halves.
+        c.w.ssthresh = 10_000.0;
+        for _ in 0..5 {
+            c.on_ack(&ack(1000));
+        }
+        assert_eq!(c.cwnd_bytes(), 6000);
+        c.on_loss(0, 1000, 0);
+        assert_eq!((c.cwnd_bytes(), c.ssthresh_bytes()), (3000, 3000));
+    }
+
+    #[test]
+    fn after_a_timeout_the_next_loss_out_of_slow_start_sets_ssthresh_to_half() {
+        // ns-2: last_cwnd_action_ == CWND_ACTION_TIMEOUT -> ssthresh_ = halfwin; cwnd_ is not
+        // covered by that exception and takes decreasewin.
+        let mut c = aimd(None, 0.125, 16);
+        c.on_timeout(0, 1000, 0);
+        c.w.cwnd = 16_000.0;
+        c.w.ssthresh = 16_000.0;
+        c.on_loss(0, 1000, 0);
+        assert_eq!((c.cwnd_bytes(), c.ssthresh_bytes()), (14_000, 8000));
+        c.on_loss(0, 1000, 0);
+        assert_eq!(c.ssthresh_bytes(), 12_250);
     }
 }

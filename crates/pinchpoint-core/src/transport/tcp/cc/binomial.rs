@@ -6,7 +6,7 @@
 //! `increase_num_ = a` and `decrease_num_ = 1 - b`. The default a = 3b/2 and the
 //! differences from ns-2 are explained in `docs/algorithms/binomial.md`.
 
-use super::aimd::{half_window, slow_start, Ns2DecreaseRule};
+use super::aimd::FractionalWindow;
 use super::{AckSample, CcInit, CcProblem, CcSettings, CongestionControl, TcpFacts};
 use crate::sim::SimTime;
 use serde::{Deserialize, Serialize};
@@ -62,95 +62,59 @@ impl CcSettings for BinomialConfig {
 /// Binomial(k, l).
 #[derive(Clone, Debug)]
 pub struct Binomial {
-    /// Congestion window, bytes (fractional).
-    cwnd: f64,
-    /// Slow-start threshold, bytes.
-    ssthresh: f64,
+    w: FractionalWindow,
     k: f64,
     l: f64,
     a: f64,
     b: f64,
-    /// When ns-2 halves instead of taking b w^l (`aimd::Ns2DecreaseRule`).
-    rule: Ns2DecreaseRule,
 }
 
 impl Binomial {
     /// Builds a binomial controller (settings validated).
     pub fn new(cfg: &BinomialConfig, init: CcInit) -> Self {
-        Binomial {
-            cwnd: init.init_cwnd_pkts as f64 * init.mss as f64,
-            ssthresh: (u64::MAX / 4) as f64,
-            k: cfg.k,
-            l: cfg.l,
-            a: cfg.increase(),
-            b: cfg.b,
-            rule: Ns2DecreaseRule::default(),
-        }
+        Binomial { w: FractionalWindow::new(init), k: cfg.k, l: cfg.l, a: cfg.increase(), b: cfg.b }
     }
 
     /// w - b w^l segments, at least two (the floor of RFC 5681 eq. 4), in bytes.
     fn decreased(&self, mss: u32) -> f64 {
-        let w = self.cwnd / mss as f64;
+        let w = self.w.cwnd / mss as f64;
         ((w - self.b * w.powf(self.l)).max(2.0)) * mss as f64
     }
 }
 
 impl CongestionControl for Binomial {
     fn cwnd_bytes(&self) -> u64 {
-        self.cwnd as u64
+        self.w.cwnd as u64
     }
     fn ssthresh_bytes(&self) -> u64 {
-        self.ssthresh as u64
+        self.w.ssthresh as u64
     }
     fn on_ack(&mut self, ack: &AckSample) {
-        let left = slow_start(&mut self.cwnd, self.ssthresh, ack.bytes_acked, ack.mss);
-        if left == 0 {
-            return;
-        }
         // Binomial s2: a / w^k segments per window of acknowledged bytes (ns-2 adds
         // increase_num_ / (cwnd * cwnd^k) per acknowledged segment).
-        let mss = ack.mss as f64;
-        let w = self.cwnd / mss;
-        self.cwnd += self.a / w.powf(self.k) * mss * left as f64 / self.cwnd;
+        let (a, k) = (self.a, self.k);
+        self.w.grow(ack.bytes_acked, ack.mss, |w| a / w.powf(k));
     }
     fn on_loss(&mut self, _in_flight: u64, mss: u32, _now: SimTime) {
-        // w - b w^l, except where ns-2 halves (first decrease, slow start: `Ns2DecreaseRule`).
-        (self.cwnd, self.ssthresh) = self.rule.on_loss(self.cwnd, self.ssthresh, half_window(self.cwnd, mss), self.decreased(mss));
+        let d = self.decreased(mss);
+        self.w.decrease_to(d, mss);
     }
     fn on_timeout(&mut self, _in_flight: u64, mss: u32, _now: SimTime) {
-        // As Reno: one segment and slow start up to the decreased window (or half of it where
-        // ns-2 halves).
-        self.ssthresh = self.rule.on_timeout(self.cwnd, self.ssthresh, half_window(self.cwnd, mss), self.decreased(mss));
-        self.cwnd = mss as f64;
+        let d = self.decreased(mss);
+        self.w.restart(d, mss);
     }
 }
 
-impl crate::registry::Validate for BinomialConfig {}
-
 #[cfg(test)]
 mod tests {
+    use super::super::testing::ack;
     use super::*;
 
-    fn ack(bytes: u64) -> AckSample {
-        AckSample { now: 0, bytes_acked: bytes, mss: 1000, ..Default::default() }
-    }
-
-    /// In congestion avoidance with `cwnd_pkts` segments, past its first decrease.
     fn binomial(k: f64, l: f64, b: f64, cwnd_pkts: u32) -> Binomial {
         let mut c = Binomial::new(&BinomialConfig { k, l, a: None, b }, CcInit { mss: 1000, init_cwnd_pkts: cwnd_pkts });
-        c.ssthresh = c.cwnd;
-        c.rule = Ns2DecreaseRule::default();
-        c.rule.on_loss(0.0, 0.0, 0.0, 0.0); // spend the first decrease
+        c.w.ssthresh = c.w.cwnd;
+        c.w.rule.on_loss(0.0, 0.0, 0.0, 0.0); // spend the first decrease
         c
-    }
-
-    #[test]
-    fn the_first_decrease_halves_as_in_ns2_then_b_w_to_the_l() {
-        let mut c = Binomial::new(&BinomialConfig { k: 1.0, l: 0.0, a: None, b: 0.5 }, CcInit { mss: 1000, init_cwnd_pkts: 40 });
-        c.on_loss(0, 1000, 0);
-        assert_eq!((c.cwnd_bytes(), c.ssthresh_bytes()), (20_000, 20_000));
-        c.on_loss(0, 1000, 0);
-        assert_eq!((c.cwnd_bytes(), c.ssthresh_bytes()), (19_500, 19_500));
     }
 
     #[test]
@@ -158,7 +122,7 @@ mod tests {
         // IIAD(1/2): a = 0.75. w = 10: one 1000 B ack adds 0.75 / 10 * 1000 * 1000 / 10000 = 7.5 B.
         let mut c = binomial(1.0, 0.0, 0.5, 10);
         c.on_ack(&ack(1000));
-        assert_eq!(c.cwnd, 10_007.5);
+        assert_eq!(c.w.cwnd, 10_007.5);
         let mut c = binomial(1.0, 0.0, 0.5, 10);
         c.on_loss(0, 1000, 0);
         assert_eq!((c.cwnd_bytes(), c.ssthresh_bytes()), (9500, 9500));
@@ -170,7 +134,7 @@ mod tests {
         // a loss removes 0.5 * 4 = 2 segments.
         let mut c = binomial(0.5, 0.5, 0.5, 16);
         c.on_ack(&ack(1000));
-        assert_eq!(c.cwnd, 16_011.718_75);
+        assert_eq!(c.w.cwnd, 16_011.718_75);
         let mut c = binomial(0.5, 0.5, 0.5, 16);
         c.on_loss(0, 1000, 0);
         assert_eq!(c.cwnd_bytes(), 14_000);
@@ -193,7 +157,7 @@ mod tests {
                 bi.on_ack(&ack(1000));
                 ai.on_ack(&ack(1000));
             }
-            assert!((bi.cwnd - ai.cwnd).abs() < 1e-6, "step {i}: {} vs {}", bi.cwnd, ai.cwnd);
+            assert!((bi.w.cwnd - ai.w.cwnd).abs() < 1e-6, "step {i}: {} vs {}", bi.w.cwnd, ai.w.cwnd);
         }
     }
 
@@ -215,5 +179,14 @@ mod tests {
         assert_eq!(BinomialConfig { a: Some(-1.0), ..d }.validate(&tcp).unwrap_err().field, "cc.a");
         assert!(BinomialConfig { b: 1.0, ..d }.validate(&tcp).is_ok());
         assert!(BinomialConfig { k: 1.0, l: 1.0, ..d }.validate(&tcp).is_ok(), "k + l = 2 is allowed");
+    }
+
+    #[test]
+    fn the_first_decrease_halves_as_in_ns2_then_b_w_to_the_l() {
+        let mut c = Binomial::new(&BinomialConfig { k: 1.0, l: 0.0, a: None, b: 0.5 }, CcInit { mss: 1000, init_cwnd_pkts: 40 });
+        c.on_loss(0, 1000, 0);
+        assert_eq!((c.cwnd_bytes(), c.ssthresh_bytes()), (20_000, 20_000));
+        c.on_loss(0, 1000, 0);
+        assert_eq!((c.cwnd_bytes(), c.ssthresh_bytes()), (19_500, 19_500));
     }
 }

@@ -153,5 +153,3 @@ mod tests {
     }
 }
 
-/// Ranges are checked with the flow's TCP settings by [`super::CcSettings`].
-impl crate::registry::Validate for DctcpConfig {}

@@ -16,6 +16,7 @@ pub mod dctcp;
 pub mod newreno;
 pub mod none;
 pub mod reno;
+pub mod scalable;
 pub mod vegas;
 
 /// What an acknowledgement of new data tells the controller.
@@ -85,9 +86,12 @@ pub fn check_range(name: &str, v: f64, lo: f64, lo_incl: bool, hi: f64, hi_incl:
 }
 
 /// The settings of a controller: checked before anything is built, so that constructors never
-/// see values they cannot handle. Controllers without parameters take the default (no check).
+/// see values they cannot handle. This is the only trait a controller's config implements (the
+/// registry dispatches to it); a controller without parameters writes
+/// `impl CcSettings for XConfig {}` and takes the default (no check).
 pub trait CcSettings {
-    /// Checks ranges and that the flow's TCP settings suit the controller.
+    /// Checks ranges (`cc.<name>`) and that the flow's TCP settings suit the controller
+    /// (`tcp.<name>`).
     fn validate(&self, _tcp: &TcpFacts) -> Result<(), CcProblem> {
         Ok(())
     }
@@ -174,7 +178,7 @@ macro_rules! cc_dispatch {
         }
         impl CcConfig {
             /// Checks the settings against the flow's TCP settings (see [`CcSettings`]).
-            pub fn validate_with(&self, tcp: &TcpFacts) -> Result<(), CcProblem> {
+            pub fn validate(&self, tcp: &TcpFacts) -> Result<(), CcProblem> {
                 match self { $( CcConfig::$variant(c) => CcSettings::validate(c, tcp), )* }
             }
         }
@@ -192,6 +196,7 @@ crate::algorithm_registry! {
     kinds CC_KINDS;
     init CcInit;
     dispatch cc_dispatch;
+    validated_by_dispatch;
 
     "newreno" => NewReno(newreno::NewReno, newreno::NewRenoConfig),
     "reno" => Reno(reno::Reno, reno::RenoConfig),
@@ -201,11 +206,23 @@ crate::algorithm_registry! {
     "vegas" => Vegas(vegas::Vegas, vegas::VegasConfig),
     "aimd" => Aimd(aimd::Aimd, aimd::AimdConfig),
     "binomial" => Binomial(binomial::Binomial, binomial::BinomialConfig),
+    "scalable" => Scalable(scalable::Scalable, scalable::ScalableConfig),
 }
 
 
 impl Default for CcConfig {
     fn default() -> Self {
         CcConfig::NewReno(newreno::NewRenoConfig::default())
+    }
+}
+
+/// Scaffolding shared by the controllers' unit tests.
+#[cfg(test)]
+pub(crate) mod testing {
+    use super::AckSample;
+
+    /// An acknowledgement of `bytes` new bytes at time 0, 1000-byte segments, nothing else set.
+    pub fn ack(bytes: u64) -> AckSample {
+        AckSample { bytes_acked: bytes, mss: 1000, ..Default::default() }
     }
 }

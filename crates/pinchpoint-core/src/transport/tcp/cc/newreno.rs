@@ -45,8 +45,6 @@ impl CongestionControl for NewReno {
     }
 }
 
-/// No parameters.
-impl crate::registry::Validate for NewRenoConfig {}
 
 #[cfg(test)]
 mod tests {

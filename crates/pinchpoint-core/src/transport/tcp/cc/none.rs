@@ -51,8 +51,6 @@ impl CongestionControl for NoCc {
     fn on_ecn(&mut self, _in_flight: u64, _mss: u32, _now: SimTime) {}
 }
 
-/// No parameters.
-impl crate::registry::Validate for NoneConfig {}
 
 #[cfg(test)]
 mod tests {

@@ -40,40 +40,54 @@ impl RenoWindow {
     }
 
     /// Grows the window for `bytes_acked` newly acknowledged bytes.
-    pub fn grow(&mut self, mut bytes_acked: u64, mss: u32) {
-        if self.cwnd < self.ssthresh {
-            // RFC 5681 s3.1 slow start, byte-counted (RFC 3465); capped at ssthresh as in Linux.
-            let room = self.ssthresh - self.cwnd;
-            let inc = bytes_acked.min(room).min(2 * mss as u64);
-            self.cwnd += inc;
-            if self.cwnd < self.ssthresh {
-                return;
-            }
-            bytes_acked -= inc.min(bytes_acked);
-            if bytes_acked == 0 {
-                return;
-            }
+    pub fn grow(&mut self, bytes_acked: u64, mss: u32) {
+        let left = self.slow_start(bytes_acked, mss);
+        self.avoid(left, mss, u64::MAX);
+    }
+
+    /// RFC 5681 s3.1 slow start, byte-counted (RFC 3465) with L = 2 segments per
+    /// acknowledgement and capped at ssthresh, as in Linux. Returns the acknowledged bytes left
+    /// for congestion avoidance (all of them above ssthresh, as Linux's `tcp_slow_start`).
+    pub fn slow_start(&mut self, bytes_acked: u64, mss: u32) -> u64 {
+        if self.cwnd >= self.ssthresh {
+            return bytes_acked;
         }
-        // RFC 5681 s3.1 congestion avoidance: one MSS per cwnd of acknowledged bytes.
+        let room = self.ssthresh - self.cwnd;
+        let inc = bytes_acked.min(room).min(2 * mss as u64);
+        self.cwnd += inc;
+        if self.cwnd < self.ssthresh {
+            return 0;
+        }
+        bytes_acked - inc.min(bytes_acked)
+    }
+
+    /// Congestion avoidance: one MSS per `min(cwnd, cap_bytes)` acknowledged bytes (Linux's
+    /// `tcp_cong_avoid_ai`, byte counted). RFC 5681 s3.1 (Reno) is `cap_bytes = u64::MAX`:
+    /// one MSS per window; a cap makes growth proportional to the window above it (Scalable TCP).
+    pub fn avoid(&mut self, bytes_acked: u64, mss: u32, cap_bytes: u64) {
         self.acked_in_ca += bytes_acked;
-        while self.acked_in_ca >= self.cwnd {
-            self.acked_in_ca -= self.cwnd;
+        while self.acked_in_ca >= self.cwnd.min(cap_bytes) {
+            self.acked_in_ca -= self.cwnd.min(cap_bytes);
             self.cwnd += mss as u64;
         }
     }
 
+    /// Sets ssthresh and cwnd after a congestion signal; growth in avoidance starts afresh.
+    pub fn reduce(&mut self, ssthresh: u64, cwnd: u64) {
+        self.ssthresh = ssthresh;
+        self.cwnd = cwnd;
+        self.acked_in_ca = 0;
+    }
+
     /// RFC 5681 eq. 4: ssthresh = max(FlightSize / 2, 2 * SMSS); fast recovery starts at ssthresh.
     pub fn halve(&mut self, in_flight: u64, mss: u32) {
-        self.ssthresh = (in_flight / 2).max(2 * mss as u64);
-        self.cwnd = self.ssthresh;
-        self.acked_in_ca = 0;
+        let s = (in_flight / 2).max(2 * mss as u64);
+        self.reduce(s, s);
     }
 
     /// RFC 5681 s3.1: after a timeout ssthresh as on loss and cwnd = one segment (loss window).
     pub fn collapse(&mut self, in_flight: u64, mss: u32) {
-        self.ssthresh = (in_flight / 2).max(2 * mss as u64);
-        self.cwnd = mss as u64;
-        self.acked_in_ca = 0;
+        self.reduce((in_flight / 2).max(2 * mss as u64), mss as u64);
     }
 }
 
@@ -108,16 +122,11 @@ impl CongestionControl for Reno {
     }
 }
 
-/// No parameters.
-impl crate::registry::Validate for RenoConfig {}
 
 #[cfg(test)]
 mod tests {
+    use super::super::testing::ack;
     use super::*;
-
-    fn ack(bytes: u64) -> AckSample {
-        AckSample { now: 0, bytes_acked: bytes, rtt_ps: None, in_flight_bytes: 0, mss: 1000, ..Default::default() }
-    }
 
     #[test]
     fn slow_start_adds_acked_bytes_until_ssthresh() {

@@ -208,5 +208,3 @@ mod tests {
     }
 }
 
-/// Ranges are checked with the flow's TCP settings by [`super::CcSettings`].
-impl crate::registry::Validate for VegasConfig {}

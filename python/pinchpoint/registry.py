@@ -1,0 +1,58 @@
+"""The names each algorithm family accepts, read from the engine's registry (through the JSON
+schema it generates), so that no list of names is written twice: the CLI's ``pinchpoint kinds``,
+the fuzz test's controllers and the check that every algorithm has its page all come from here."""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from . import _native
+
+#: Family -> (the schema definition of its config, the folder under docs/ where each algorithm
+#: has the page `<name>.md`, or None where pages are not one per name: `atn` is described in
+#: `atn_credit.md`, both loss models in `link_loss.md`).
+FAMILIES: dict[str, tuple[str, str | None]] = {
+    "cc": ("CcConfig", "algorithms"),
+    "queue": ("QueueConfig", "algorithms"),
+    "hook": ("HookConfig", "algorithms"),
+    "workload": ("WorkloadConfig", "traffic"),
+    "receiver": ("ReceiverConfig", None),
+    "loss": ("LossConfig", None),
+}
+
+
+def _names(node: Any) -> list[str]:
+    """The `kind` names a config's schema accepts: a bare-name enum or `kind` constants."""
+    out: list[str] = []
+
+    def walk(n: Any) -> None:
+        if not isinstance(n, dict):
+            return
+        if n.get("type") == "string" and "enum" in n:
+            out.extend(n["enum"])
+        kind = n.get("properties", {}).get("kind")
+        if isinstance(kind, dict):
+            out.extend([kind["const"]] if "const" in kind else kind.get("enum", []))
+        for key in ("anyOf", "oneOf", "allOf"):
+            for x in n.get(key, []):
+                walk(x)
+
+    walk(node)
+    return sorted(set(out))
+
+
+@cache
+def kinds() -> dict[str, list[str]]:
+    """{family: sorted names} for every family in :data:`FAMILIES`."""
+    defs = json.loads(_native.json_schema())["$defs"]
+    return {fam: _names(defs[name]) for fam, (name, _) in FAMILIES.items()}
+
+
+def doc_page(family: str, name: str, root: Path) -> Path | None:
+    """Where the page of algorithm `name` of `family` is (whether or not it exists); None for a
+    family without one page per name."""
+    folder = FAMILIES[family][1]
+    return None if folder is None else root / "docs" / folder / f"{name}.md"
