@@ -135,6 +135,12 @@ def run(
     if not quiet:
         for t in summary_tables(res):
             out_console.print(t)
+        t = res.transfers
+        if len(t):
+            done = t[t["completed"]]
+            out_console.print(f"{len(t)} transfers, {len(done)} completed, response time median "
+                              f"{done['response_time_s'].median():.4g} s, p95 {done['response_time_s'].quantile(0.95):.4g} s "
+                              f"({res.meta['transfer_slots']} flow slots used)")
         hops = res.meta["packet_hops"]
         wall = res.meta.get("wall_s", float("nan"))
         out_console.print(f"{hops} packet-hops in {wall:.3f} s wall ({_fmt(hops / wall if wall else float('nan'))} hops/s)"

@@ -120,3 +120,24 @@ fn a_hundred_thousand_poisson_transfers_run_in_memory_set_by_the_concurrent_ones
     let r = sim.results();
     assert_eq!(r.transfers.u64s("delivered_bytes"), r.transfers.u64s("size_bytes"));
 }
+
+#[test]
+fn transfers_arriving_after_a_route_change_take_the_new_route() {
+    // The diamond of scenarios/examples/route_change.toml: from 5 s on, a -> b goes the lower
+    // path. Transfers arrive all along; those arriving after 5.5 s must cross x->down only.
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/examples/route_change.toml");
+    let text = std::fs::read_to_string(path).unwrap();
+    let base = &text[..text.find("[[flows]]").unwrap()];
+    let arrivals = "[[arrivals]]\nname = \"t\"\nsrc = \"a\"\ndst = \"b\"\n\
+        process = { kind = \"flash_crowd\", count = 10, rate_per_s = 10.0, at = \"6s\", spacing = \"even\", size = { kind = \"fixed\", pkts = 5 } }\n";
+    let mut sim = load_toml(&format!("{base}{arrivals}"), "t.toml", None).unwrap();
+    sim.run_until(5_900_000_000_000);
+    let up_before = sim.ports().iter().find(|p| p.name == "x->up").unwrap().stats.tx_pkts;
+    sim.run();
+    let r = sim.results();
+    let up_after = sim.ports().iter().find(|p| p.name == "x->up").unwrap().stats.tx_pkts;
+    assert_eq!(up_before, up_after, "nothing more on the upper path");
+    let down = r.ports.strs("port").iter().position(|n| n == "x->down").unwrap();
+    assert_eq!(r.ports.u64s("tx_pkts")[down] + r.ports.u64s("drops")[down], 50 + r.transfers.u64s("retx_pkts").iter().sum::<u64>());
+    assert_eq!(r.transfers.u64s("delivered_bytes"), [7240; 10]);
+}
