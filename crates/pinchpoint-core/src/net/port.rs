@@ -149,6 +149,20 @@ impl Port {
     #[inline]
     pub fn receive(&mut self, id: u32, slot: u32, packets: &mut PacketSlab, now: SimTime, env: &mut PortEnv) -> Admission {
         let pkt = packets.get_mut(slot);
+        // Fast path: an idle drop-tail port without hooks or a queue trace sends the arrival at
+        // once. Enqueue-then-dequeue would leave the queue empty again and the occupancy
+        // statistics unchanged (the packet spends no time waiting), so only the arrival counts
+        // and the transmission remain.
+        if self.hooks.is_empty() && self.waiting_pkts == 0 && now >= self.busy_until && !self.txdone_pending && !self.traced {
+            if let AnyQueue::DropTail(q) = &self.queue {
+                if q.admits_into_empty(pkt.size_bytes) {
+                    self.stats.arrivals_pkts += 1;
+                    self.stats.arrivals_bytes += pkt.size_bytes as u64;
+                    self.transmit(id, slot, packets, now, env);
+                    return Admission::Accepted;
+                }
+            }
+        }
         if !self.hooks.is_empty() {
             let v = self.view(now);
             let was_marked = pkt.ce();
@@ -299,10 +313,18 @@ impl Port {
             }
             return;
         };
-        let pkt = packets.get_mut(slot);
+        let pkt = packets.get(slot);
         self.waiting_pkts -= 1;
         self.waiting_bytes -= pkt.size_bytes as u64;
         self.queue_changed(id, now, env.trace);
+        self.transmit(id, slot, packets, now, env);
+    }
+
+    /// Puts packet `slot` on the transmitter at `now` (the transmitter is free): hooks see the
+    /// departure, the wire gets the packet, and `TxDone` is scheduled if packets wait.
+    #[inline]
+    fn transmit(&mut self, id: u32, slot: u32, packets: &mut PacketSlab, now: SimTime, env: &mut PortEnv) {
+        let pkt = packets.get_mut(slot);
         if !self.hooks.is_empty() {
             let v = self.view(now);
             for h in self.hooks.iter_mut() {
