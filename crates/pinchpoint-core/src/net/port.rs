@@ -231,12 +231,15 @@ impl Port {
         }
     }
 
-    /// Removes the head of the wire (an `Arrive` event) and schedules the next one.
+    /// Removes the head of the wire. Called with its `Arrive` event still at the head of the
+    /// event queue: the next packet's arrival replaces it there, or it is removed if the wire
+    /// is now empty.
     #[inline]
     pub fn pop_wire(&mut self, id: u32, events: &mut EventQueue) -> u32 {
         let (_, slot) = self.wire.pop_front().expect("arrival event with an empty wire");
-        if let Some(&(t, _)) = self.wire.front() {
-            events.push(t, Event::Arrive { port: id });
+        match self.wire.front() {
+            Some(&(t, _)) => events.replace_net_head(t, Event::Arrive { port: id }),
+            None => events.pop_net_head(),
         }
         slot
     }
