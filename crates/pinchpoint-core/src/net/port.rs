@@ -12,7 +12,7 @@ use crate::net::packet::{Ecn, Packet, PacketSlab};
 use crate::port_hooks::{AnyHook, HookCtx, HookEmit, PortHook, PortView};
 use crate::queue::{AnyQueue, DropReason, QueueAction, QueueDiscipline, Verdict};
 use crate::sim::{ps_to_secs, tx_time_fast, Event, EventQueue, SimRng, SimTime};
-use std::collections::VecDeque;
+use crate::net::wire::Wire;
 
 /// What a port needs from the engine while it works: the event heap, the queue trace and the
 /// buffer where hooks leave control packets for the engine to route.
@@ -56,7 +56,7 @@ pub struct Port {
     /// packet instead of two.
     pub txdone_pending: bool,
     /// Packets on the wire: (arrival time at the far end, packet slot), in order.
-    pub wire: VecDeque<(SimTime, u32)>,
+    pub wire: Wire,
     /// The port's random stream (probabilistic disciplines).
     pub rng: SimRng,
     /// Packets waiting. The one count the engine, the hooks and the statistics read (the
@@ -104,7 +104,7 @@ impl Port {
             hooks,
             busy_until: 0,
             txdone_pending: false,
-            wire: VecDeque::new(),
+            wire: Wire::default(),
             rng,
             waiting_pkts: 0,
             waiting_bytes: 0,
