@@ -113,14 +113,25 @@ impl Simulation {
     pub fn run_until(&mut self, t: SimTime) {
         let t = t.min(self.end);
         while !self.stopped {
-            let Some(next) = self.queue.peek_time() else { break };
-            if next > t {
+            let Some((time, ev)) = self.queue.peek() else { break };
+            if time > t {
                 break;
             }
-            let (time, ev) = self.queue.pop().unwrap();
             self.now = time;
             self.counters.events += 1;
-            self.dispatch(ev);
+            match ev {
+                // The arrival stays at the head of the heap until the port has looked at its
+                // wire: the next packet there replaces it in place (one sift instead of two).
+                Event::Arrive { port } => self.arrive(port),
+                Event::TxDone { .. } => {
+                    self.queue.pop_net_head();
+                    self.dispatch(ev);
+                }
+                _ => {
+                    self.queue.pop();
+                    self.dispatch(ev);
+                }
+            }
         }
         if !self.stopped && self.now < t {
             self.now = t;
@@ -152,7 +163,7 @@ impl Simulation {
                     self.route_hook_packets();
                 }
             }
-            Event::Arrive { port } => self.arrive(port),
+            Event::Arrive { .. } => unreachable!("run_until handles arrivals at the head of the queue"),
             Event::FlowTimer { flow, timer } => self.flow_timer(flow, timer),
             Event::PortTimer { .. } => {}
             Event::Sample => self.sample(),
@@ -198,7 +209,8 @@ impl Simulation {
         }
     }
 
-    /// The head packet of port `p`'s wire reaches the far end.
+    /// The head packet of port `p`'s wire reaches the far end. Its `Arrive` event is still at
+    /// the head of the event queue (see `run_until`); `pop_wire` removes or replaces it.
     #[inline]
     fn arrive(&mut self, p: u32) {
         let slot = self.ports[p as usize].pop_wire(p, &mut self.queue);

@@ -5,6 +5,7 @@ pub mod packet;
 pub mod port;
 pub mod route_query;
 pub mod routing;
+pub mod wire;
 
 pub use packet::{Packet, PacketKind, PacketSlab};
 pub use port::Port;

@@ -12,7 +12,7 @@ use crate::net::packet::{Ecn, Packet, PacketSlab};
 use crate::port_hooks::{AnyHook, HookCtx, HookEmit, PortHook, PortView};
 use crate::queue::{AnyQueue, DropReason, QueueAction, QueueDiscipline, Verdict};
 use crate::sim::{ps_to_secs, tx_time_fast, Event, EventQueue, SimRng, SimTime};
-use std::collections::VecDeque;
+use crate::net::wire::Wire;
 
 /// What a port needs from the engine while it works: the event heap, the queue trace and the
 /// buffer where hooks leave control packets for the engine to route.
@@ -56,7 +56,7 @@ pub struct Port {
     /// packet instead of two.
     pub txdone_pending: bool,
     /// Packets on the wire: (arrival time at the far end, packet slot), in order.
-    pub wire: VecDeque<(SimTime, u32)>,
+    pub wire: Wire,
     /// The port's random stream (probabilistic disciplines).
     pub rng: SimRng,
     /// Packets waiting. The one count the engine, the hooks and the statistics read (the
@@ -104,7 +104,7 @@ impl Port {
             hooks,
             busy_until: 0,
             txdone_pending: false,
-            wire: VecDeque::new(),
+            wire: Wire::default(),
             rng,
             waiting_pkts: 0,
             waiting_bytes: 0,
@@ -149,6 +149,20 @@ impl Port {
     #[inline]
     pub fn receive(&mut self, id: u32, slot: u32, packets: &mut PacketSlab, now: SimTime, env: &mut PortEnv) -> Admission {
         let pkt = packets.get_mut(slot);
+        // Fast path: an idle drop-tail port without hooks or a queue trace sends the arrival at
+        // once. Enqueue-then-dequeue would leave the queue empty again and the occupancy
+        // statistics unchanged (the packet spends no time waiting), so only the arrival counts
+        // and the transmission remain.
+        if self.hooks.is_empty() && self.waiting_pkts == 0 && now >= self.busy_until && !self.txdone_pending && !self.traced {
+            if let AnyQueue::DropTail(q) = &self.queue {
+                if q.admits_into_empty(pkt.size_bytes) {
+                    self.stats.arrivals_pkts += 1;
+                    self.stats.arrivals_bytes += pkt.size_bytes as u64;
+                    self.transmit(id, slot, packets, now, env);
+                    return Admission::Accepted;
+                }
+            }
+        }
         if !self.hooks.is_empty() {
             let v = self.view(now);
             let was_marked = pkt.ce();
@@ -217,12 +231,15 @@ impl Port {
         }
     }
 
-    /// Removes the head of the wire (an `Arrive` event) and schedules the next one.
+    /// Removes the head of the wire. Called with its `Arrive` event still at the head of the
+    /// event queue: the next packet's arrival replaces it there, or it is removed if the wire
+    /// is now empty.
     #[inline]
     pub fn pop_wire(&mut self, id: u32, events: &mut EventQueue) -> u32 {
         let (_, slot) = self.wire.pop_front().expect("arrival event with an empty wire");
-        if let Some(&(t, _)) = self.wire.front() {
-            events.push(t, Event::Arrive { port: id });
+        match self.wire.front() {
+            Some(&(t, _)) => events.replace_net_head(t, Event::Arrive { port: id }),
+            None => events.pop_net_head(),
         }
         slot
     }
@@ -299,10 +316,18 @@ impl Port {
             }
             return;
         };
-        let pkt = packets.get_mut(slot);
+        let pkt = packets.get(slot);
         self.waiting_pkts -= 1;
         self.waiting_bytes -= pkt.size_bytes as u64;
         self.queue_changed(id, now, env.trace);
+        self.transmit(id, slot, packets, now, env);
+    }
+
+    /// Puts packet `slot` on the transmitter at `now` (the transmitter is free): hooks see the
+    /// departure, the wire gets the packet, and `TxDone` is scheduled if packets wait.
+    #[inline]
+    fn transmit(&mut self, id: u32, slot: u32, packets: &mut PacketSlab, now: SimTime, env: &mut PortEnv) {
+        let pkt = packets.get_mut(slot);
         if !self.hooks.is_empty() {
             let v = self.view(now);
             for h in self.hooks.iter_mut() {

@@ -34,6 +34,14 @@ impl DropTail {
     }
 }
 
+impl DropTail {
+    /// True if a packet of `size_bytes` fits the empty buffer (the port's idle fast path).
+    #[inline]
+    pub fn admits_into_empty(&self, size_bytes: u32) -> bool {
+        self.fifo.is_empty() && self.limit.fits(0, 0, size_bytes)
+    }
+}
+
 impl QueueDiscipline for DropTail {
     #[inline]
     fn enqueue(&mut self, id: u32, pkt: &mut Packet, _now: SimTime, _rng: &mut SimRng) -> Verdict {

@@ -86,10 +86,26 @@ fn decode(w: u64) -> Event {
     }
 }
 
-/// A heap entry: (time, sequence and payload), ordered so that std's max-heap pops the
-/// earliest first.
+/// A heap entry: the time in the high 64 bits, the sequence number and payload in the low 64,
+/// so that one 128-bit comparison orders by time, then by insertion (FIFO among equal times).
+/// The order is reversed so that std's max-heap pops the earliest first.
 #[derive(Clone, Copy, PartialEq, Eq)]
-struct Entry(SimTime, u64);
+struct Entry(u128);
+
+impl Entry {
+    #[inline]
+    fn new(time: SimTime, key: u64) -> Self {
+        Entry(((time as u128) << 64) | key as u128)
+    }
+    #[inline]
+    fn time(self) -> SimTime {
+        (self.0 >> 64) as SimTime
+    }
+    #[inline]
+    fn key(self) -> u64 {
+        self.0 as u64
+    }
+}
 
 impl PartialOrd for Entry {
     #[inline]
@@ -100,7 +116,7 @@ impl PartialOrd for Entry {
 impl Ord for Entry {
     #[inline]
     fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        (other.0, other.1).cmp(&(self.0, self.1))
+        other.0.cmp(&self.0)
     }
 }
 
@@ -131,11 +147,30 @@ impl EventQueue {
     /// Schedules `event` at `time`.
     #[inline]
     pub fn push(&mut self, time: SimTime, event: Event) {
+        let e = self.entry(time, event);
+        match event {
+            Event::TxDone { .. } | Event::Arrive { .. } => self.net.push(e),
+            _ => self.timers.push(e),
+        }
+    }
+
+    /// The entry for `event` at `time`, taking the next sequence number.
+    #[inline]
+    fn entry(&mut self, time: SimTime, event: Event) -> Entry {
         let key = (self.next_seq << PAYLOAD_BITS) | encode(event);
         self.next_seq += 1;
-        match event {
-            Event::TxDone { .. } | Event::Arrive { .. } => self.net.push(Entry(time, key)),
-            _ => self.timers.push(Entry(time, key)),
+        Entry::new(time, key)
+    }
+
+    /// True if the earliest event is in the link heap (ties cannot happen: sequence numbers
+    /// are unique).
+    #[inline]
+    fn head_is_net(&self) -> Option<bool> {
+        match (self.net.peek(), self.timers.peek()) {
+            (Some(a), Some(b)) => Some(a >= b),
+            (Some(_), None) => Some(true),
+            (None, Some(_)) => Some(false),
+            (None, None) => None,
         }
     }
 
@@ -144,24 +179,43 @@ impl EventQueue {
     pub fn pop(&mut self) -> Option<(SimTime, Event)> {
         // Entry's order is reversed: the greater entry is the earlier event. One call site of
         // the heap's pop (on whichever heap holds the earliest event) keeps it inlined here.
-        let from_net = match (self.net.peek(), self.timers.peek()) {
-            (Some(a), Some(b)) => a >= b,
-            (Some(_), None) => true,
-            (None, Some(_)) => false,
-            (None, None) => return None,
-        };
-        let heap = if from_net { &mut self.net } else { &mut self.timers };
+        let heap = if self.head_is_net()? { &mut self.net } else { &mut self.timers };
         let e = heap.pop()?;
-        Some((e.0, decode(e.1)))
+        Some((e.time(), decode(e.key())))
+    }
+
+    /// The earliest event, left in the queue.
+    #[inline]
+    pub fn peek(&self) -> Option<(SimTime, Event)> {
+        let e = if self.head_is_net()? { self.net.peek() } else { self.timers.peek() }?;
+        Some((e.time(), decode(e.key())))
+    }
+
+    /// Removes the earliest event, which must be a link event (`Arrive` or `TxDone`) just
+    /// returned by [`Self::peek`].
+    #[inline]
+    pub fn pop_net_head(&mut self) {
+        self.net.pop();
+    }
+
+    /// Replaces the earliest event, a link event just returned by [`Self::peek`], by `event`
+    /// at `time` (a link event too). The same as popping it and pushing the new one, with the
+    /// same sequence number, in one sift instead of two: the next packet on a wire.
+    #[inline]
+    pub fn replace_net_head(&mut self, time: SimTime, event: Event) {
+        let e = self.entry(time, event);
+        if let Some(mut head) = self.net.peek_mut() {
+            *head = e;
+        }
     }
 
     /// Time of the earliest event, if any.
     #[inline]
     pub fn peek_time(&self) -> Option<SimTime> {
         match (self.net.peek(), self.timers.peek()) {
-            (Some(a), Some(b)) => Some(a.0.min(b.0)),
-            (Some(a), None) => Some(a.0),
-            (None, Some(b)) => Some(b.0),
+            (Some(a), Some(b)) => Some(a.time().min(b.time())),
+            (Some(a), None) => Some(a.time()),
+            (None, Some(b)) => Some(b.time()),
             (None, None) => None,
         }
     }
@@ -213,6 +267,39 @@ mod tests {
     }
 
     proptest! {
+        /// Replacing the head link event is the same as popping it and pushing the new event:
+        /// two queues, one driven each way, pop the same sequence.
+        #[test]
+        fn replacing_the_head_equals_pop_then_push(ops in proptest::collection::vec((0u8..3, 0u64..40), 1..300)) {
+            let (mut a, mut b) = (EventQueue::default(), EventQueue::default());
+            let mut now = 0;
+            for (i, (op, dt)) in ops.into_iter().enumerate() {
+                let ev = if i % 4 == 0 { Event::FlowTimer { flow: i as u32, timer: 0 } } else { Event::Arrive { port: i as u32 } };
+                match op {
+                    0 => {
+                        a.push(now + dt, ev);
+                        b.push(now + dt, ev);
+                    }
+                    1 => prop_assert_eq!(a.pop(), b.pop()),
+                    _ => {
+                        // Only when the head is a link event, as in the run loop.
+                        if let Some((t, Event::Arrive { .. })) = a.peek() {
+                            now = t;
+                            let next = Event::Arrive { port: 1_000 + i as u32 };
+                            a.replace_net_head(t + dt, next);
+                            b.pop();
+                            b.push(t + dt, next);
+                        }
+                    }
+                }
+            }
+            while let Some(x) = a.pop() {
+                prop_assert_eq!(Some(x), b.pop());
+            }
+            prop_assert!(b.pop().is_none());
+        }
+
+
         /// The heap agrees with a BTreeMap shadow keyed by (time, seq) under any interleaving.
         #[test]
         fn heap_matches_btreemap_shadow(ops in proptest::collection::vec((any::<bool>(), 0u64..50), 1..400)) {

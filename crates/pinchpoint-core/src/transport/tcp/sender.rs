@@ -259,6 +259,9 @@ pub struct TcpSender {
     /// Delivery-rate estimation (draft-cheng-iccrg-delivery-rate-estimation s3); allocated when
     /// the flow starts, so an idle flow does not hold it.
     rate: Option<Box<RateEstimator>>,
+    /// Estimate the delivery rate: the controller uses rate samples (or a test asked). Per-ack
+    /// work nothing reads is skipped otherwise.
+    rate_wanted: bool,
     // Pacing.
     /// Earliest time the next paced segment may leave.
     next_send_ps: SimTime,
@@ -269,7 +272,9 @@ pub struct TcpSender {
 impl TcpSender {
     /// A sender that will offer `total_bytes` (u64::MAX: unbounded).
     pub fn new(s: SenderSettings, cc: AnyCc, total_bytes: u64) -> Self {
+        let rate_wanted = cc.wants_rate_samples();
         TcpSender {
+            rate_wanted,
             s,
             cc,
             total_bytes,
@@ -310,7 +315,14 @@ impl TcpSender {
         }
     }
 
-    /// The last delivery-rate sample (what the controller was last given).
+    /// Estimates the delivery rate even if the controller takes no samples (call before the
+    /// flow starts; tests read [`Self::last_rate_sample`]).
+    pub fn estimate_delivery_rate(&mut self) {
+        self.rate_wanted = true;
+    }
+
+    /// The last delivery-rate sample (what the controller was last given); none unless the
+    /// controller takes samples or [`Self::estimate_delivery_rate`] was called.
     pub fn last_rate_sample(&self) -> Option<RateSample> {
         self.rate.as_ref().and_then(|r| r.last_sample)
     }
@@ -476,7 +488,9 @@ impl TcpSender {
     /// The workload starts.
     pub fn start(&mut self, ctx: &mut TransportCtx) {
         self.started = true;
-        self.rate = Some(Box::default());
+        if self.rate_wanted {
+            self.rate = Some(Box::default());
+        }
         if self.total_bytes == 0 {
             self.completed = true;
             return;

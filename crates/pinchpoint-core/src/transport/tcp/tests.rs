@@ -502,6 +502,7 @@ fn delivery_rate_sample_measures_the_bottleneck_rate_once_the_pipe_is_full() {
     // The FIFO wire delivers one 1000-byte segment per ms: 8 Mbit/s of payload.
     let (mut es, mut er) = (End::new(), End::new());
     let mut s = sender(settings(Recovery::Sack, true), 10, u64::MAX);
+    s.estimate_delivery_rate();
     let mut r = receiver(false, true);
     es.call(|c| { s.offer(u64::MAX, c); s.start(c) });
     let mut wire: VecDeque<Packet> = es.out.drain(..).map(|(p, _)| p).collect();
@@ -529,6 +530,7 @@ fn segments_sent_after_the_application_ran_dry_give_app_limited_samples() {
     // the mark, and so does the sample its acknowledgement produces.
     let mut e = End::new();
     let mut s = sender(settings(Recovery::Sack, true), 10, 5 * M);
+    s.estimate_delivery_rate();
     e.call(|c| { s.offer(u64::MAX, c); s.start(c) });
     assert_eq!(e.take().len(), 5);
     e.now = PS_PER_S;
@@ -548,6 +550,7 @@ fn segments_sent_after_the_application_ran_dry_give_app_limited_samples() {
 fn sack_delivers_segments_to_the_rate_sample_when_they_are_sacked_not_when_acked() {
     let mut e = End::new();
     let mut s = sender(SenderSettings { limited_transmit: false, ..settings(Recovery::Sack, true) }, 10, u64::MAX);
+    s.estimate_delivery_rate();
     e.call(|c| { s.offer(u64::MAX, c); s.start(c) });
     e.now = PS_PER_MS;
     e.call(|c| s.on_ack(&ack_pkt(0, &[(M, 3 * M)], 0), c));

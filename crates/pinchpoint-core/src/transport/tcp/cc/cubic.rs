@@ -300,6 +300,9 @@ impl Cubic {
 }
 
 impl CongestionControl for Cubic {
+    fn wants_rate_samples(&self) -> bool {
+        false
+    }
     fn cwnd_bytes(&self) -> u64 {
         self.cwnd as u64
     }

@@ -152,6 +152,11 @@ pub trait CongestionControl {
     /// A delivery-rate sample, on every acknowledgement that delivers data (also during loss
     /// recovery), before `on_ack`. Default: ignored.
     fn on_rate_sample(&mut self, _rs: &RateSample) {}
+    /// True if the controller uses [`Self::on_rate_sample`]; a sender whose controller says
+    /// false skips delivery-rate estimation. Default: true (a new controller gets samples).
+    fn wants_rate_samples(&self) -> bool {
+        true
+    }
 }
 
 /// Facts a controller is built with.
@@ -175,6 +180,7 @@ macro_rules! cc_dispatch {
             #[inline] fn on_recovery_exit(&mut self, n: SimTime) { match self { $( $Any::$variant(c) => c.on_recovery_exit(n), )* } }
             #[inline] fn on_rate_sample(&mut self, rs: &RateSample) { match self { $( $Any::$variant(c) => c.on_rate_sample(rs), )* } }
             #[inline] fn pacing_rate_bps(&self) -> Option<f64> { match self { $( $Any::$variant(c) => c.pacing_rate_bps(), )* } }
+            fn wants_rate_samples(&self) -> bool { match self { $( $Any::$variant(c) => c.wants_rate_samples(), )* } }
         }
         impl CcConfig {
             /// Checks the settings against the flow's TCP settings (see [`CcSettings`]).

@@ -28,6 +28,9 @@ impl NewReno {
 }
 
 impl CongestionControl for NewReno {
+    fn wants_rate_samples(&self) -> bool {
+        false
+    }
     fn cwnd_bytes(&self) -> u64 {
         self.w.cwnd
     }

@@ -105,6 +105,9 @@ impl Reno {
 }
 
 impl CongestionControl for Reno {
+    fn wants_rate_samples(&self) -> bool {
+        false
+    }
     fn cwnd_bytes(&self) -> u64 {
         self.w.cwnd
     }
