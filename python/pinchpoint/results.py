@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 #: Summary tables (one row per flow / port / link), returned as pandas DataFrames.
 SUMMARY_TABLES = ("flows", "ports", "links")
 #: Time-series and trace tables, returned as Arrow tables.
-SERIES_TABLES = ("flow_series", "port_series", "packets", "queue_trace", "capture")
+SERIES_TABLES = ("flow_series", "port_series", "packets", "queue_trace", "capture", "flow_rates")
 
 
 #: Columns that identify the run in every Parquet table written by :meth:`Results.write`.
@@ -59,7 +59,8 @@ class Results:
 
     Attributes:
         flows, ports, links: summary DataFrames (see the README for their columns).
-        flow_series, port_series, packets, queue_trace, capture: Arrow tables (empty unless enabled).
+        flow_series, port_series, packets, queue_trace, capture, flow_rates: Arrow tables (empty
+            unless enabled).
         meta: scenario name, seed, end time, event and packet-hop counts, wall time, the run key
             and the simulator version (``pinchpoint_version``).
         scenario_toml: the resolved scenario that produced them.
@@ -133,6 +134,13 @@ class Results:
         """Packets the ports in ``metrics.capture`` transmitted, with header fields (see
         :mod:`pinchpoint.pcap`)."""
         return self.tables["capture"]
+
+    @property
+    def flow_rates(self) -> pa.Table:
+        """Bytes each flow delivered in every ``metrics.rate_interval`` (columns ``flow``,
+        ``interval_start_s``, ``bytes``, ``rate_bps``); empty unless the interval is set. The
+        flows table's ``rate_cov`` summarises it (see ``docs/metrics.md``)."""
+        return self.tables["flow_rates"]
 
     def write_pcap(self, port: str, path: str | Path) -> Path:
         """Writes the packets captured at ``port`` as a pcapng file (see :mod:`pinchpoint.pcap`)."""

@@ -58,6 +58,8 @@ pub struct Simulation {
     pub(crate) finite_pending: usize,
     pub(crate) series_interval: Option<SimTime>,
     pub(crate) series: Series,
+    /// Per-flow delivery in fixed intervals (`metrics.rate_interval`).
+    pub(crate) rates: Option<crate::metrics::rates::IntervalRates>,
     pub(crate) packet_trace: Option<PacketTrace>,
     pub(crate) queue_trace: QueueTrace,
     /// Packets the captured ports started to transmit: (time, port, copy of the packet).
@@ -360,13 +362,25 @@ impl Simulation {
         }
     }
 
+    /// One `Sample` event stream serves the series (at multiples of `series_interval` from 0)
+    /// and the interval rates (at multiples of `rate_interval`): only one event is pending.
     fn sample(&mut self) {
-        self.series.sample(self.now, &self.flows, &self.ports);
+        let now = self.now;
+        let mut next = SimTime::MAX;
         if let Some(iv) = self.series_interval {
-            let next = self.now + iv;
-            if next <= self.end {
-                self.queue.push(next, Event::Sample);
+            if now % iv == 0 {
+                self.series.sample(now, &self.flows, &self.ports);
             }
+            next = (now / iv + 1) * iv;
+        }
+        if let Some(r) = self.rates.as_mut() {
+            if r.next_at == now {
+                r.close_interval(now, &self.flows);
+            }
+            next = next.min(r.next_at);
+        }
+        if next <= self.end {
+            self.queue.push(next, Event::Sample);
         }
     }
 

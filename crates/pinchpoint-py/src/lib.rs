@@ -178,6 +178,7 @@ impl PySimulation {
             ("packets", &r.packets),
             ("queue_trace", &r.queue_trace),
             ("capture", &r.capture),
+            ("flow_rates", &r.flow_rates),
         ] {
             d.set_item(name, table_to_py(py, t)?)?;
         }

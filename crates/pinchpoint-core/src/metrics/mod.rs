@@ -1,5 +1,6 @@
 //! Metrics: per-flow and per-port accumulators, time series and the result tables.
 
+pub mod rates;
 pub mod results;
 pub mod stats;
 pub mod table;
