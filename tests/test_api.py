@@ -61,7 +61,8 @@ def test_write_is_complete_and_readable(tmp_path):
     out = r.write(tmp_path / "res")
     names = sorted(p.name for p in out.iterdir())
     assert names == sorted(["flows.parquet", "ports.parquet", "links.parquet", "flow_series.parquet",
-                            "port_series.parquet", "packets.parquet", "queue_trace.parquet", "capture.parquet", "scenario.toml",
+                            "port_series.parquet", "packets.parquet", "queue_trace.parquet", "capture.parquet", "flow_rates.parquet",
+                            "scenario.toml",
                             "meta.json"])
     back = pp.Results.read(out)
     assert back.flows.equals(r.flows)
