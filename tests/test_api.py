@@ -63,7 +63,7 @@ def test_write_is_complete_and_readable(tmp_path):
     assert names == sorted(["flows.parquet", "ports.parquet", "links.parquet", "flow_series.parquet",
                             "port_series.parquet", "packets.parquet", "queue_trace.parquet", "capture.parquet",
                             "transfers.parquet", "groups.parquet", "loss_events.parquet",
-                            "loss_events_total.parquet", "scenario.toml",
+                            "loss_events_total.parquet", "flow_rates.parquet", "scenario.toml",
                             "meta.json"])
     back = pp.Results.read(out)
     assert back.flows.equals(r.flows)

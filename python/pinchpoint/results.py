@@ -19,7 +19,8 @@ if TYPE_CHECKING:
 #: Summary tables (one row per flow / port / link), returned as pandas DataFrames.
 SUMMARY_TABLES = ("flows", "ports", "links", "transfers", "groups")
 #: Time-series and trace tables, returned as Arrow tables.
-SERIES_TABLES = ("flow_series", "port_series", "packets", "queue_trace", "capture", "loss_events", "loss_events_total")
+SERIES_TABLES = ("flow_series", "port_series", "packets", "queue_trace", "capture", "loss_events", "loss_events_total",
+                 "flow_rates")
 
 
 #: Columns that identify the run in every Parquet table written by :meth:`Results.write`.
@@ -61,7 +62,8 @@ class Results:
         flows, ports, links: summary DataFrames (see the README for their columns).
         transfers, groups: one row per transfer of the arrival processes, and aggregates per
             group label (see ``docs/traffic/arrivals.md``).
-        flow_series, port_series, packets, queue_trace, capture: Arrow tables (empty unless enabled).
+        flow_series, port_series, packets, queue_trace, capture, flow_rates: Arrow tables (empty
+            unless enabled).
         loss_events, loss_events_total: loss events (RFC 5348 s5.2) per flow and of all flows, per
             series interval (empty without ``metrics.series_interval``).
         meta: scenario name, seed, end time, event and packet-hop counts, wall time, the run key
@@ -161,6 +163,13 @@ class Results:
         """The same counts summed over all flows, one row per series interval, with
         ``loss_rate`` (lost / sent) beside ``loss_event_rate``."""
         return self.tables["loss_events_total"]
+
+    @property
+    def flow_rates(self) -> pa.Table:
+        """Bytes each flow delivered in every ``metrics.rate_interval`` (columns ``flow``,
+        ``interval_start_s``, ``bytes``, ``rate_bps``); empty unless the interval is set. The
+        flows table's ``rate_cov`` summarises it (see ``docs/metrics.md``)."""
+        return self.tables["flow_rates"]
 
     def write_pcap(self, port: str, path: str | Path) -> Path:
         """Writes the packets captured at ``port`` as a pcapng file (see :mod:`pinchpoint.pcap`)."""

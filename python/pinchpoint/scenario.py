@@ -305,7 +305,8 @@ class Scenario:
         return self
 
     def metrics(self, **options: Any) -> Scenario:
-        """Sets what to record: ``series_interval``, ``packet_trace``, ``queue_trace``."""
+        """Sets what to record: ``series_interval``, ``packet_trace``, ``queue_trace``,
+        ``capture``, ``rate_interval`` (per-flow delivery in fixed intervals, docs/metrics.md)."""
         _check_fields("metrics", "MetricsConfig", options)
         self.data["metrics"].update(options)
         return self

@@ -2,7 +2,8 @@
 
 Every run is stored once: ``runs`` holds one row per run (key, scenario name, seed, times,
 counters, simulator version, the resolved scenario text and free-form tags as JSON); ``flows``,
-``ports`` and ``links`` hold the summary tables with ``run``, ``scenario`` and ``seed`` columns;
+``ports`` and ``links`` hold the summary tables with ``run``, ``scenario`` and ``seed`` columns
+(and ``flow_rates`` the interval rates of runs that recorded them, ``metrics.rate_interval``);
 ``plans`` holds the sweep plans (a run's tags name its plan). Counters are BIGINT (int64), so
 differences of counters are negative numbers rather than wrapped ones.
 
@@ -63,6 +64,8 @@ _DDL = [
 ]
 
 SUMMARIES = ("flows", "ports", "links", "transfers", "groups")
+#: Tables stored in DuckDB only when the run recorded them (``metrics.rate_interval``).
+OPTIONAL_TABLES = ("flow_rates",)
 
 
 class StoreLocked(RuntimeError):
@@ -206,6 +209,9 @@ class Store:
             def fill(d: Path) -> None:
                 for name in SUMMARIES:
                     pq.write_table(tables[name], d / f"{name}.parquet")
+                for name in OPTIONAL_TABLES:
+                    if name in tables and tables[name].num_rows > 0:
+                        pq.write_table(tables[name], d / f"{name}.parquet")
                 (d / "scenario.toml").write_text(results.scenario_toml)
                 (d / "store.json").write_text(json.dumps(row, sort_keys=True, default=str))
                 (d / "meta.json").write_text(json.dumps(results.meta, sort_keys=True, default=str))
@@ -279,7 +285,7 @@ class Store:
                          int(m.get("events", 0)), int(m.get("packet_hops", 0)), row["stored_at"],
                          m.get("pinchpoint_version"), json.dumps(row["tags"], sort_keys=True, default=str),
                          toml_text])
-                    for name in SUMMARIES:
+                    for name in SUMMARIES + tuple(t for t in OPTIONAL_TABLES if (p / f"{t}.parquet").exists()):
                         src = str(p / f"{name}.parquet").replace("'", "''")
                         if name in existing:
                             have = {c for (c,) in con.execute(

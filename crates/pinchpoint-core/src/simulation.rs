@@ -58,6 +58,8 @@ pub struct Simulation {
     pub(crate) finite_pending: usize,
     pub(crate) series_interval: Option<SimTime>,
     pub(crate) series: Series,
+    /// Per-flow delivery in fixed intervals (`metrics.rate_interval`).
+    pub(crate) rates: Option<crate::metrics::rates::IntervalRates>,
     pub(crate) packet_trace: Option<PacketTrace>,
     pub(crate) queue_trace: QueueTrace,
     /// Packets the captured ports started to transmit: (time, port, copy of the packet).
@@ -384,14 +386,27 @@ impl Simulation {
         Self::refresh_arrival_routes(&mut self.arrivals, &mut router, &self.rules, &mut self.routes, self.now);
     }
 
+    /// One `Sample` event stream serves the series (at multiples of `series_interval` from 0)
+    /// and the interval rates (at multiples of `rate_interval`): only one event is pending.
     fn sample(&mut self) {
         // Transfers of arrival processes are not sampled (their slots are reused).
-        self.series.sample(self.now, &self.flows[..self.arrivals.first_flow as usize], &self.ports);
+        let n_static = self.arrivals.first_flow as usize;
+        let now = self.now;
+        let mut next = SimTime::MAX;
         if let Some(iv) = self.series_interval {
-            let next = self.now + iv;
-            if next <= self.end {
-                self.queue.push(next, Event::Sample);
+            if now % iv == 0 {
+                self.series.sample(now, &self.flows[..n_static], &self.ports);
             }
+            next = (now / iv + 1) * iv;
+        }
+        if let Some(r) = self.rates.as_mut() {
+            if r.next_at == now {
+                r.close_interval(now, &self.flows[..n_static]);
+            }
+            next = next.min(r.next_at);
+        }
+        if next <= self.end {
+            self.queue.push(next, Event::Sample);
         }
     }
 

@@ -187,6 +187,7 @@ impl PySimulation {
             ("groups", &r.groups),
             ("loss_events", &r.loss_events),
             ("loss_events_total", &r.loss_events_total),
+            ("flow_rates", &r.flow_rates),
         ] {
             d.set_item(name, table_to_py(py, t)?)?;
         }

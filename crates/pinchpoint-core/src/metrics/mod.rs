@@ -1,6 +1,7 @@
 //! Metrics: per-flow and per-port accumulators, time series and the result tables.
 
 pub mod loss_events;
+pub mod rates;
 pub mod results;
 pub mod stats;
 pub mod table;

@@ -46,6 +46,8 @@ pub struct Results {
     pub groups: Table,
     /// Transfers' memory bookkeeping.
     pub transfer_counters: crate::traffic::arrivals::engine::TransferCounters,
+    /// Bytes each flow delivered per fixed interval (metrics.rate_interval; empty unless set).
+    pub flow_rates: Table,
 }
 
 /// Appends one column per line: `"name": Kind => |row| expression`, over the rows `$rows`.
@@ -161,6 +163,29 @@ impl Results {
         flows.col("group", ColumnData::Str((0..rows.len()).map(group_of).collect()));
         let static_delivered: Vec<u64> = rows.iter().map(|x| x.r.delivered_bytes).collect();
         let (transfers, groups) = sim.transfer_tables(&static_delivered);
+        // Connection set-up (`tcp.handshake`): columns only when some flow runs one, so every
+        // other flows table is unchanged.
+        if rows.iter().any(|x| x.r.handshake.is_some()) {
+            let hs = |x: &FlowRow| x.r.handshake.unwrap_or_default();
+            columns!(flows, rows, {
+                "handshake_s": F64 => |x| hs(x).established_after_ps.map_or(f64::NAN, ps_to_secs),
+                "syn_retransmits": U64 => |x| hs(x).syn_retransmits,
+                "handshake_failed": Bool => |x| hs(x).failed,
+            });
+        }
+
+        // Interval rates (`metrics.rate_interval`): the CoV column only when they are recorded.
+        let mut flow_rates = Table::default();
+        if let Some(ir) = &sim.rates {
+            let cov = ir.cov_per_flow(&sim.flows[..n_static], now);
+            flows.col("rate_cov", ColumnData::F64(cov));
+            let iv_s = ps_to_secs(ir.interval_ps);
+            flow_rates
+                .col("flow", ColumnData::Str(ir.flow.iter().map(|&i| sim.flows[i as usize].name.clone()).collect()))
+                .col("interval_start_s", ColumnData::F64(ir.start_ps.iter().map(|&t| ps_to_secs(t)).collect()))
+                .col("bytes", ColumnData::U64(ir.bytes.clone()))
+                .col("rate_bps", ColumnData::F64(ir.bytes.iter().map(|&b| b as f64 * 8.0 / iv_s).collect()));
+        }
 
         let prows: Vec<PortRow> = sim
             .ports
@@ -266,6 +291,7 @@ impl Results {
             transfers,
             groups,
             transfer_counters: sim.transfer_counters(),
+            flow_rates,
         }
     }
 }

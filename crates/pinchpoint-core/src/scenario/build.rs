@@ -15,6 +15,7 @@ use crate::transport::credit::{AnyReceiverPolicy, ReceiverConfig, ReceiverInit, 
 use crate::transport::tcp::cc::{AnyCc, CcConfig, CcInit};
 use crate::transport::tcp::receiver::{ReceiverSettings, TcpReceiver};
 use crate::transport::tcp::sender::{SenderSettings, TcpSender};
+use crate::transport::tcp::handshake::{Handshake, HandshakeSettings, DEFAULT_SYN_RETRIES};
 use crate::transport::tcp::TcpConnection;
 use crate::traffic::Workload;
 use crate::transport::udp::UdpFlow;
@@ -148,7 +149,8 @@ pub fn build(sc: &Scenario, seed: Option<u64>, origin: &str) -> Result<Simulatio
         queue.push(f.start, Event::FlowTimer { flow: i as u32, timer: TIMER_APP });
     }
     let series_interval = sc.metrics.series_interval.map(|d| d.0);
-    if series_interval.is_some() {
+    let rates = sc.metrics.rate_interval.map(|d| crate::metrics::rates::IntervalRates::new(d.0, flows.len()));
+    if series_interval.is_some() || rates.is_some() {
         queue.push(0, Event::Sample);
     }
     for (k, &t) in change_times.iter().enumerate() {
@@ -175,6 +177,7 @@ pub fn build(sc: &Scenario, seed: Option<u64>, origin: &str) -> Result<Simulatio
         finite_pending: finite,
         series_interval,
         series: Default::default(),
+        rates,
         packet_trace: if sc.metrics.packet_trace { Some(PacketTrace::default()) } else { None },
         queue_trace: Default::default(),
         capture: Vec::new(),
@@ -236,7 +239,17 @@ pub(crate) fn build_transport(f: &FlowConfig) -> AnyTransport {
                 },
                 policy,
             );
-            AnyTransport::Tcp(Box::new(TcpConnection { sender, receiver }))
+            let handshake = t.handshake.then(|| {
+                Box::new(Handshake::new(HandshakeSettings {
+                    syn_bytes: t.ack_bytes,
+                    ect_on_syn: t.ect_on_syn,
+                    initial_rto_ps: t.initial_rto.0,
+                    max_rto_ps: t.max_rto.0,
+                    syn_retries: t.syn_retries.unwrap_or(DEFAULT_SYN_RETRIES),
+                    priority: f.priority,
+                }))
+            });
+            AnyTransport::Tcp(Box::new(TcpConnection { sender, receiver, handshake }))
         }
         TransportKind::Tfrc => {
             AnyTransport::Tfrc(Box::new(crate::transport::tfrc::TfrcFlow::new(&f.tfrc.unwrap_or_default(), f.priority)))

@@ -119,6 +119,11 @@ pub struct MetricsConfig {
     /// export: `pinchpoint run --pcap PORT`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub capture: Vec<String>,
+    /// Record each flow's delivered bytes in fixed intervals of this length (the `flow_rates`
+    /// table) and the coefficient of variation of those rates (`rate_cov` in the flows table).
+    /// Absent: neither.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_interval: Option<Duration>,
 }
 
 /// A node.
@@ -266,6 +271,18 @@ pub enum TransportKind {
     Tfrc,
 }
 
+impl TransportKind {
+    /// The name used in scenario files.
+    pub fn name(self) -> &'static str {
+        match self {
+            TransportKind::Tcp => "tcp",
+            TransportKind::Udp => "udp",
+            TransportKind::Trump => "trump",
+            TransportKind::Tfrc => "tfrc",
+        }
+    }
+}
+
 pub use crate::traffic::WorkloadConfig;
 
 /// TCP settings; defaults follow Linux where RFCs leave a choice (see docs/algorithms/tcp.md).
@@ -320,6 +337,19 @@ pub struct TcpConfig {
     /// the segment (ATN WP/267 s5.2). Each packet carries an equal share of the payload plus
     /// `header_bytes`; the receiver acknowledges once per segment. Default 1.
     pub packets_per_segment: u32,
+    /// Open the connection with a SYN / SYN-ACK exchange before any data (RFC 9293 s3.5); the
+    /// SYN is retransmitted after `initial_rto`, backing off (RFC 6298 s5.5). Default off: data
+    /// starts at the flow's start time.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub handshake: bool,
+    /// SYN and SYN-ACK carry ECT (RFC 8311 s4.3 / "ECN++"). Default off, as RFC 3168 s6.1.1
+    /// requires: an ECN RED queue then drops them where it would mark. Needs `handshake` and `ecn`.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub ect_on_syn: bool,
+    /// SYN retransmissions before the connection attempt fails (Linux `tcp_syn_retries`,
+    /// default 6: the last SYN at 63 s, failure at 127 s with a 1 s initial RTO). Needs `handshake`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub syn_retries: Option<u32>,
 }
 
 impl Default for TcpConfig {
@@ -343,6 +373,9 @@ impl Default for TcpConfig {
             prr: None,
             pacing: false,
             packets_per_segment: 1,
+            handshake: false,
+            ect_on_syn: false,
+            syn_retries: None,
         }
     }
 }

@@ -76,6 +76,16 @@ pub fn validate(sc: &Scenario) -> Result<(), Problem> {
             );
         }
     }
+    if let Some(iv) = sc.metrics.rate_interval {
+        if iv.0 == 0 || iv.0 > sc.simulation.duration.0 {
+            return err("metrics.rate_interval", format!("expected a positive interval of at most simulation.duration ({} s)", sc.simulation.duration.secs()));
+        }
+        // Each interval writes one row per active flow.
+        let rows = (sc.simulation.duration.0 / iv.0).saturating_mul(sc.flows.len() as u64);
+        if rows > MAX_SERIES_ROWS {
+            return err("metrics.rate_interval", format!("{rows} interval rows would exceed {MAX_SERIES_ROWS}; use a longer interval"));
+        }
+    }
     if sc.nodes.is_empty() {
         return err("nodes", "expected at least one node");
     }
@@ -219,12 +229,14 @@ fn check_flow(sc: &Scenario, names: &HashMap<&str, usize>, f: &FlowConfig, p: &s
         _ => {}
     }
     if f.transport == TransportKind::Tcp {
-        check_tcp(&f.tcp, &format!("{p}.tcp"))?;
-        f.tcp.validate().or_else(|(field, msg)| err(format!("{p}.tcp.{field}"), msg))?;
+        f.tcp.validate().map_err(at(&format!("{p}.tcp")))?;
         if let Some(cc) = &f.cc {
             let facts = crate::transport::tcp::cc::TcpFacts { ecn: f.tcp.ecn, mss: f.tcp.mss };
             cc.validate(&facts).or_else(|e| err(format!("{p}.{}", e.field), e.message))?;
         }
+    }
+    if let (TransportKind::Udp | TransportKind::Tfrc | TransportKind::Trump, Some(field)) = (f.transport, f.tcp.handshake_settings_written()) {
+        return err(format!("{p}.tcp.{field}"), format!("the TCP connection set-up has no effect on transport '{}': expected transport = \"tcp\"", f.transport.name()));
     }
     if f.trump.is_some() && f.transport != TransportKind::Trump {
         return err(format!("{p}.trump"), "TRUMP settings have no effect unless transport = \"trump\"");
@@ -286,38 +298,3 @@ fn check_flow(sc: &Scenario, names: &HashMap<&str, usize>, f: &FlowConfig, p: &s
     Ok(())
 }
 
-/// TCP settings: sizes in range and the packet size (segment plus headers) within
-/// [`MAX_PACKET_BYTES`]; timers positive and ordered.
-fn check_tcp(t: &TcpConfig, path: &str) -> Result<(), Problem> {
-    check_count(format!("{path}.mss"), t.mss as u64, 1, MAX_PACKET_BYTES)?;
-    check_count(format!("{path}.header_bytes"), t.header_bytes as u64, 0, 65_535)?;
-    check_count(format!("{path}.ack_bytes"), t.ack_bytes as u64, 1, 65_535)?;
-    if t.mss as u64 + t.header_bytes as u64 > MAX_PACKET_BYTES {
-        return err(format!("{path}.mss"), format!("expected mss + header_bytes of at most {MAX_PACKET_BYTES} bytes, got {}", t.mss as u64 + t.header_bytes as u64));
-    }
-    check_count(format!("{path}.init_cwnd_pkts"), t.init_cwnd_pkts as u64, 1, MAX_INIT_CWND_PKTS as u64)?;
-    check_count(format!("{path}.dupack_threshold"), t.dupack_threshold as u64, 1, 1000)?;
-    if t.packets_per_segment == 0 || t.packets_per_segment > t.mss {
-        return err(format!("{path}.packets_per_segment"), "expected 1 to mss");
-    }
-    for (d, name) in [(t.min_rto, "min_rto"), (t.initial_rto, "initial_rto"), (t.max_rto, "max_rto")] {
-        if d.0 == 0 {
-            return err(format!("{path}.{name}"), "expected a positive duration (a zero timeout would fire forever at the same instant)");
-        }
-    }
-    if t.min_rto > t.max_rto {
-        return err(format!("{path}.min_rto"), format!("expected at most max_rto ({} s), got {} s", t.max_rto.secs(), t.min_rto.secs()));
-    }
-    if t.delayed_ack && t.delayed_ack_timeout.0 == 0 {
-        return err(format!("{path}.delayed_ack_timeout"), "expected a positive duration when delayed_ack is on");
-    }
-    if let Some(w) = t.max_window {
-        if w.0 == 0 {
-            return err(format!("{path}.max_window"), "expected at least 1 byte");
-        }
-    }
-    if let Some(r) = &t.receiver {
-        r.validate().map_err(at(&format!("{path}.receiver")))?;
-    }
-    Ok(())
-}

@@ -113,6 +113,8 @@ pub struct TransportReport {
     pub rtt_std_ps: f64,
     /// Sending rate of a rate-based transport (TRUMP's Return_Rate), bit/s; 0 for others.
     pub rate_bps: f64,
+    /// TCP connection set-up, for flows that run one (`tcp.handshake`).
+    pub handshake: Option<tcp::handshake::HandshakeReport>,
 }
 
 /// The two ends of a flow.

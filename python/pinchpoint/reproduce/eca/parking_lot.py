@@ -149,6 +149,8 @@ def scenario(variant: str, rate_mbps: float = 10.0, delay_ms: float = 10.0, dura
     metrics: dict[str, Any] = {}
     if series_interval:
         metrics["series_interval"] = series_interval
+        # The same 100 ms intervals as the delivery rates of figure 6 (the flow_rates table).
+        metrics["rate_interval"] = series_interval
     if packet_trace:
         # Deliveries, and the moment each data packet starts onto the wire at its host's NIC:
         # the network delay starts there, after the WTP shaper (see network_delays).
@@ -223,11 +225,12 @@ def measure(res: Any, rate_mbps: float, warmup_fraction: float = WARMUP_FRACTION
     # Share: goodput (payload bits) over the link rate.
     rates = (win.iloc[-1] - win.iloc[0]) * 8.0 / span
     shares = (rates / link_bps).to_dict()
-    # CoV of the 100 ms delivery rates of each flow, averaged over flows.
-    d = win.diff().iloc[1:]
+    # CoV of the 100 ms delivery rates of each flow (population std over mean), averaged over
+    # flows, over the intervals that start after the warm-up: from the flow_rates table
+    # (metrics.rate_interval) when the run recorded it, else from the series' differences (the
+    # same bytes over the same intervals).
     covs = []
-    for col in d.columns:
-        x = d[col].to_numpy(dtype=float)
+    for x in _interval_bytes(res, win, t0, end):
         if x.mean() > 0:
             covs.append(float(x.std() / x.mean()))
     pw = ps[ps["port"].isin(ROUTER_LINKS)].pivot(index="t_s", columns="port", values="tx_bytes").sort_index()
@@ -248,6 +251,19 @@ def measure(res: Any, rate_mbps: float, warmup_fraction: float = WARMUP_FRACTION
         "cov": float(np.mean(covs)) if covs else float("nan"),
         "window_s": (t0, end),
     }
+
+
+def _interval_bytes(res: Any, win: Any, t0: float, end: float) -> list[Any]:
+    """Bytes per 100 ms interval of each flow, intervals starting at or after ``t0`` and ending by
+    ``end``: from ``res.flow_rates`` if recorded, else the differences of the series ``win``."""
+    rates = getattr(res, "flow_rates", None)
+    if rates is not None and rates.num_rows > 0:
+        fr = rates.to_pandas()
+        iv = float(fr["interval_start_s"].drop_duplicates().sort_values().diff().min())
+        fr = fr[(fr["interval_start_s"] >= t0 - 1e-9) & (fr["interval_start_s"] + iv <= end + 1e-9)]
+        return [g.sort_values("interval_start_s")["bytes"].to_numpy(dtype=float) for _, g in fr.groupby("flow", sort=True)]
+    d = win.diff().iloc[1:]
+    return [d[col].to_numpy(dtype=float) for col in d.columns]
 
 
 def network_delays(res: Any, from_s: float = 0.0) -> Any:

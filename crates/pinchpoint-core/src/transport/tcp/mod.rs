@@ -9,12 +9,14 @@
 //! chooses. Deliberate differences from Linux are listed in `docs/algorithms/tcp.md`.
 
 pub mod cc;
+pub mod handshake;
 pub mod receiver;
 pub mod sack;
 pub mod sender;
 
 use super::{Transport, TransportCtx, TransportReport, NEVER, TIMER_APP, TIMER_DELACK, TIMER_PACING, TIMER_RTO};
-use crate::net::packet::{Packet, PacketKind};
+use crate::net::packet::{flags, Packet, PacketKind};
+use crate::registry::FieldError;
 use receiver::TcpReceiver;
 use sender::TcpSender;
 use serde::{Deserialize, Serialize};
@@ -54,6 +56,8 @@ pub struct TcpConnection {
     pub sender: TcpSender,
     /// The receiving end (at the flow's destination).
     pub receiver: TcpReceiver,
+    /// Connection set-up (`tcp.handshake`); None: data starts at the flow's start.
+    pub handshake: Option<Box<handshake::Handshake>>,
 }
 
 impl TcpConnection {
@@ -70,19 +74,30 @@ impl Transport for TcpConnection {
     fn on_start(&mut self, ctx: &mut TransportCtx) {
         let offered = ctx.offered_bytes();
         self.sender.offer(offered, ctx);
-        self.sender.start(ctx);
+        match self.handshake.as_mut() {
+            // RFC 9293 s3.5: the application's data waits for the SYN-ACK.
+            Some(h) => h.open(ctx),
+            None => self.sender.start(ctx),
+        }
         self.wake_at_next_offer(ctx);
     }
     #[inline]
     fn on_packet(&mut self, pkt: &Packet, ctx: &mut TransportCtx) {
         match pkt.kind {
             PacketKind::Data => self.receiver.on_data(pkt, ctx),
+            PacketKind::Ack if pkt.flags & flags::SETUP != 0 => self.on_syn_ack(ctx),
             PacketKind::Ack => self.sender.on_ack(pkt, ctx),
+            PacketKind::Control if pkt.flags & flags::SETUP != 0 => self.on_syn(pkt, ctx),
             PacketKind::Control => {}
         }
     }
     fn on_timer(&mut self, slot: u8, ctx: &mut TransportCtx) {
         match slot {
+            TIMER_RTO if self.handshake.as_ref().is_some_and(|h| !h.is_established()) => {
+                if let Some(h) = self.handshake.as_mut() {
+                    h.on_syn_timer(ctx);
+                }
+            }
             TIMER_RTO => self.sender.on_rto(ctx),
             TIMER_DELACK => self.receiver.on_delack_timer(ctx),
             TIMER_PACING => self.sender.on_pacing_timer(ctx),
@@ -104,7 +119,27 @@ impl Transport for TcpConnection {
         let mut r = self.sender.report();
         r.delivered_bytes = self.receiver.delivered_bytes();
         r.rwnd_bytes = self.receiver.window_bytes();
+        r.handshake = self.handshake.as_ref().map(|h| h.report());
         r
+    }
+}
+
+impl TcpConnection {
+    /// A SYN reached the destination: the passive end answers (a SYN without a handshake
+    /// configured cannot arrive).
+    fn on_syn(&mut self, syn: &Packet, ctx: &mut TransportCtx) {
+        let window = self.receiver.window_bytes();
+        if let Some(h) = self.handshake.as_mut() {
+            h.on_syn(syn, window, ctx);
+        }
+    }
+
+    /// A SYN-ACK reached the source: the first one establishes the connection and data starts.
+    fn on_syn_ack(&mut self, ctx: &mut TransportCtx) {
+        let Some(h) = self.handshake.as_mut() else { return };
+        if let Some(est) = h.on_syn_ack(ctx) {
+            self.sender.on_established(est, ctx);
+        }
     }
 }
 
@@ -118,6 +153,8 @@ pub const MAX_INIT_CWND_PKTS: u32 = 100_000;
 /// Largest segment or header size accepted, bytes: an IPv4 datagram's total length field is
 /// 16 bits (RFC 791), so no segment, header or acknowledgement can be longer.
 pub const MAX_PACKET_BYTES: u32 = 65_535;
+/// Largest duplicate-acknowledgement threshold accepted.
+pub const MAX_DUPACK_THRESHOLD: u32 = 1000;
 
 fn secs(ps: crate::sim::SimTime) -> f64 {
     ps as f64 / crate::sim::PS_PER_S as f64
@@ -142,27 +179,35 @@ impl crate::scenario::schema::TcpConfig {
         self.recovery_in_use() == Recovery::Sack && self.prr.unwrap_or(true)
     }
 
-    /// Checks the TCP settings of one flow; on a problem returns the field (relative to the
-    /// flow's `tcp` table) and what was expected. Settings that would have no effect are refused.
-    pub fn validate(&self) -> Result<(), (&'static str, String)> {
-        let bad = |field: &'static str, msg: String| Err((field, msg));
-        if self.mss == 0 || self.mss > MAX_PACKET_BYTES {
-            return bad("mss", format!("expected 1 to {MAX_PACKET_BYTES} bytes, got {}", self.mss));
+    /// Checks the TCP settings of one flow: the one place they are validated. On a problem
+    /// returns the field (relative to the flow's `tcp` table) and what was expected. Sizes stay
+    /// within an IPv4 datagram, timers are positive and ordered, and settings that would have no
+    /// effect are refused.
+    pub fn validate(&self) -> Result<(), FieldError> {
+        let bad = |field: &str, msg: String| Err(FieldError::new(field, msg));
+        let pkt = MAX_PACKET_BYTES;
+        if self.mss == 0 || self.mss > pkt {
+            return bad("mss", format!("expected 1 to {pkt} bytes, got {}", self.mss));
         }
-        if self.header_bytes > MAX_PACKET_BYTES - self.mss {
-            return bad("header_bytes", format!("expected mss + header_bytes at most {MAX_PACKET_BYTES} bytes, got {} + {}", self.mss, self.header_bytes));
+        if self.header_bytes > pkt - self.mss {
+            return bad("header_bytes", format!("expected mss + header_bytes at most {pkt} bytes, got {} + {}", self.mss, self.header_bytes));
         }
-        if self.ack_bytes == 0 || self.ack_bytes > MAX_PACKET_BYTES {
-            return bad("ack_bytes", format!("expected 1 to {MAX_PACKET_BYTES} bytes, got {}", self.ack_bytes));
+        if self.ack_bytes == 0 || self.ack_bytes > pkt {
+            return bad("ack_bytes", format!("expected 1 to {pkt} bytes, got {}", self.ack_bytes));
         }
         if self.init_cwnd_pkts == 0 || self.init_cwnd_pkts > MAX_INIT_CWND_PKTS {
             return bad("init_cwnd_pkts", format!("expected 1 to {MAX_INIT_CWND_PKTS} segments, got {}", self.init_cwnd_pkts));
         }
-        if self.initial_rto.0 == 0 {
-            return bad("initial_rto", "expected a positive duration".into());
+        if self.dupack_threshold == 0 || self.dupack_threshold > MAX_DUPACK_THRESHOLD {
+            return bad("dupack_threshold", format!("expected 1 to {MAX_DUPACK_THRESHOLD}, got {}", self.dupack_threshold));
         }
-        if self.max_rto.0 == 0 {
-            return bad("max_rto", "expected a positive duration".into());
+        if self.packets_per_segment == 0 || self.packets_per_segment > self.mss {
+            return bad("packets_per_segment", "expected 1 to mss".into());
+        }
+        for (d, name) in [(self.min_rto, "min_rto"), (self.initial_rto, "initial_rto"), (self.max_rto, "max_rto")] {
+            if d.0 == 0 {
+                return bad(name, "expected a positive duration (a zero timeout would fire forever at the same instant)".into());
+            }
         }
         if self.min_rto.0 > self.max_rto.0 {
             return bad("min_rto", format!("expected at most max_rto ({} s), got {} s", secs(self.max_rto.0), secs(self.min_rto.0)));
@@ -178,11 +223,8 @@ impl crate::scenario::schema::TcpConfig {
                 return bad("max_window", format!("expected at least one segment ({} bytes), got {} bytes", self.mss, w.0));
             }
         }
-        if self.dupack_threshold == 0 {
-            return bad("dupack_threshold", "expected at least 1".into());
-        }
-        if self.packets_per_segment == 0 || self.packets_per_segment > self.mss {
-            return bad("packets_per_segment", "expected 1 to mss".into());
+        if let Some(r) = &self.receiver {
+            r.validate().map_err(|e| FieldError::new(format!("receiver.{}", e.field), e.message))?;
         }
         match (self.recovery, self.sack) {
             (Some(Recovery::Sack), Some(false)) => {
@@ -196,6 +238,41 @@ impl crate::scenario::schema::TcpConfig {
         if self.prr.is_some() && self.recovery_in_use() != Recovery::Sack {
             return bad("prr", format!("proportional rate reduction is part of SACK recovery; recovery here is \"{}\": remove prr or use recovery = \"sack\"", self.recovery_in_use().name()));
         }
+        self.validate_handshake()
+    }
+
+    /// The connection set-up settings: only with `handshake = true`; ECT on SYN only when ECN
+    /// is negotiated (RFC 8311 s4.3 relaxes RFC 3168 s6.1.1 for ECN-capable connections only).
+    fn validate_handshake(&self) -> Result<(), FieldError> {
+        if !self.handshake {
+            for (set, field) in [(self.ect_on_syn, "ect_on_syn"), (self.syn_retries.is_some(), "syn_retries")] {
+                if set {
+                    return Err(FieldError::new(field, "connection set-up settings have no effect without it: expected handshake = true"));
+                }
+            }
+            return Ok(());
+        }
+        if self.ect_on_syn && !self.ecn {
+            return Err(FieldError::new("ect_on_syn", "an ECN-capable SYN needs ECN on the connection: expected ecn = true"));
+        }
+        if let Some(n) = self.syn_retries {
+            if n > handshake::MAX_SYN_RETRIES {
+                return Err(FieldError::new("syn_retries", format!("expected 0 to {} (Linux MAX_TCP_SYNCNT), got {n}", handshake::MAX_SYN_RETRIES)));
+            }
+        }
         Ok(())
+    }
+
+    /// True if any connection set-up setting is written (for refusing them on other transports).
+    pub fn handshake_settings_written(&self) -> Option<&'static str> {
+        if self.handshake {
+            Some("handshake")
+        } else if self.ect_on_syn {
+            Some("ect_on_syn")
+        } else if self.syn_retries.is_some() {
+            Some("syn_retries")
+        } else {
+            None
+        }
     }
 }

@@ -426,6 +426,10 @@ impl TcpSender {
     pub fn rto_ps(&self) -> SimTime {
         self.rto
     }
+    /// Smoothed RTT, ps (0 before the first sample).
+    pub fn srtt_ps(&self) -> SimTime {
+        self.srtt
+    }
     /// Oldest unacknowledged byte.
     pub fn snd_una(&self) -> u64 {
         self.snd_una
@@ -496,6 +500,20 @@ impl TcpSender {
             return;
         }
         self.try_send(ctx);
+    }
+
+    /// The connection handshake completed (`tcp.handshake`, see `handshake.rs`): its round
+    /// trip is the first RTT sample (RFC 6298 s2.2) when Karn's rule allows one; otherwise,
+    /// after a SYN timeout, the RTO starts at 3 s (RFC 6298 s5.7). Then data starts.
+    pub fn on_established(&mut self, est: super::handshake::Established, ctx: &mut TransportCtx) {
+        match est.rtt_sample_ps {
+            Some(rtt) => self.rtt_sample(rtt),
+            None if est.syn_timed_out => {
+                self.rto = self.rto.max(super::handshake::RTO_AFTER_SYN_TIMEOUT_PS).min(self.s.max_rto_ps);
+            }
+            None => {}
+        }
+        self.start(ctx);
     }
 
     /// Sends the segment starting at `seq` (a full one, or what is left of the file);
@@ -896,6 +914,7 @@ impl TcpSender {
             rtt_max_ps: self.rtt_max_ps,
             rtt_std_ps: if self.rtt_samples > 0 { (self.rtt_m2_ps2 / self.rtt_samples as f64).max(0.0).sqrt() } else { 0.0 },
             rate_bps: 0.0,
+            handshake: None,
         }
     }
 }

@@ -454,21 +454,21 @@ fn recovery_defaults_to_sack_with_prr_and_to_newreno_without_sack() {
 fn settings_that_would_have_no_effect_are_refused_naming_the_field() {
     use crate::scenario::schema::TcpConfig;
     use crate::scenario::units::Duration;
-    let field = |c: TcpConfig| c.validate().err().map(|e| e.0);
+    let field = |c: TcpConfig| c.validate().err().map(|e| e.field.clone()).unwrap_or_default();
     let d = TcpConfig::default;
-    assert_eq!(field(TcpConfig { recovery: Some(Recovery::Sack), sack: Some(false), ..d() }), Some("recovery"));
-    assert_eq!(field(TcpConfig { recovery: Some(Recovery::NewReno), sack: Some(true), ..d() }), Some("sack"));
-    assert_eq!(field(TcpConfig { recovery: Some(Recovery::NewReno), prr: Some(true), ..d() }), Some("prr"));
-    assert_eq!(field(TcpConfig { sack: Some(false), prr: Some(false), ..d() }), Some("prr"));
-    assert_eq!(field(TcpConfig { prr: Some(false), ..d() }), None);
+    assert_eq!(field(TcpConfig { recovery: Some(Recovery::Sack), sack: Some(false), ..d() }), "recovery");
+    assert_eq!(field(TcpConfig { recovery: Some(Recovery::NewReno), sack: Some(true), ..d() }), "sack");
+    assert_eq!(field(TcpConfig { recovery: Some(Recovery::NewReno), prr: Some(true), ..d() }), "prr");
+    assert_eq!(field(TcpConfig { sack: Some(false), prr: Some(false), ..d() }), "prr");
+    assert_eq!(field(TcpConfig { prr: Some(false), ..d() }), "");
     // Ranges.
-    assert_eq!(field(TcpConfig { min_rto: Duration(61 * PS_PER_S), ..d() }), Some("min_rto"));
-    assert_eq!(field(TcpConfig { initial_rto: Duration(0), ..d() }), Some("initial_rto"));
-    assert_eq!(field(TcpConfig { init_cwnd_pkts: u32::MAX, ..d() }), Some("init_cwnd_pkts"));
-    assert_eq!(field(TcpConfig { mss: 0, ..d() }), Some("mss"));
-    assert_eq!(field(TcpConfig { mss: 65_000, header_bytes: 1000, ..d() }), Some("header_bytes"));
-    assert_eq!(field(TcpConfig { ack_bytes: 0, ..d() }), Some("ack_bytes"));
-    assert_eq!(field(TcpConfig { max_window: Some(crate::scenario::units::Bytes(100)), ..d() }), Some("max_window"));
+    assert_eq!(field(TcpConfig { min_rto: Duration(61 * PS_PER_S), ..d() }), "min_rto");
+    assert_eq!(field(TcpConfig { initial_rto: Duration(0), ..d() }), "initial_rto");
+    assert_eq!(field(TcpConfig { init_cwnd_pkts: u32::MAX, ..d() }), "init_cwnd_pkts");
+    assert_eq!(field(TcpConfig { mss: 0, ..d() }), "mss");
+    assert_eq!(field(TcpConfig { mss: 65_000, header_bytes: 1000, ..d() }), "header_bytes");
+    assert_eq!(field(TcpConfig { ack_bytes: 0, ..d() }), "ack_bytes");
+    assert_eq!(field(TcpConfig { max_window: Some(crate::scenario::units::Bytes(100)), ..d() }), "max_window");
 }
 
 #[test]
