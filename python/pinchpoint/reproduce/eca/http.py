@@ -96,7 +96,11 @@ def measure(res: Any, duration_s: float) -> dict[str, Any]:
     small = done[done["size_pkts"] < 20]["response_time_s"].to_numpy()
     rt = done["response_time_s"].to_numpy()
     bands = {k: int(((rt >= k * INITIAL_RTO_S) & (rt < k * INITIAL_RTO_S + 1.0)).sum()) for k in (1, 2, 3)}
-    http_bits = float(t["delivered_bytes"].sum()) * 8
+    # HTTP load of a router link: the horizontal set's bits plus one vertical set's (the mean).
+    span_s = 0.9 * duration_s
+    bits = t.groupby("arrival")["delivered_bytes"].sum() * 8.0
+    vertical = [bits.get(f"http_v{k}", 0.0) for k in range(pl.N_HOPS)]
+    http_load = (float(bits.get("http_h", 0.0)) + sum(vertical) / pl.N_HOPS) / span_s / (RATE_MBPS * 1e6)
     return {
         "transfers": done[["size_pkts", "response_time_s"]],
         "n": int(len(t)),
@@ -107,7 +111,7 @@ def measure(res: Any, duration_s: float) -> dict[str, Any]:
         "small_median_s": float(np.median(small)) if len(small) else float("nan"),
         "small_iqr_s": float(np.subtract(*np.percentile(small, [75, 25]))) if len(small) else float("nan"),
         "small_mean_s": float(np.mean(small)) if len(small) else float("nan"),
-        "http_load": http_bits / (0.9 * duration_s) / (RATE_MBPS * 1e6) / len(pl.ROUTER_LINKS) * 2,
+        "http_load": http_load,
     }
 
 
