@@ -88,3 +88,20 @@ def test_on_the_shared_lan_eca_protects_unmanaged_flows_and_shares_the_rest_by_w
     _, cn = lan.run_experiment("c_noeca")
     _, ce = lan.run_experiment("c_eca")
     assert ce["video_loss_steady"] == 0.0 and cn["video_loss_steady"] > 0.01
+
+
+def test_http_requests_under_eca_respond_sooner_and_ect_on_syn_removes_syn_drops():
+    from pinchpoint.reproduce.eca import http
+
+    res_tcp, tcp = http.run_variant("tcp", 30.0)
+    _, ecn = http.run_variant("ecn", 30.0)
+    _, ect = http.run_variant("ecn_ect_syn", 30.0)
+    _, eca = http.run_variant("eca", 30.0)
+    # Every request is a transfer with its response time; the same arrivals in every variant.
+    assert tcp["n"] == ecn["n"] == ect["n"] == eca["n"] > 1000
+    # Drop-tail queues lose SYNs: responses of 6 s and more (the 6 s initial RTO).
+    assert tcp["bands"][1] > 0
+    # With ECT on SYN, RED marks SYNs instead of dropping them: fewer outliers than with Not-ECT SYNs.
+    assert ect["outliers"] < ecn["outliers"]
+    # ECA keeps the queues short: short requests finish sooner than under drop-tail TCP.
+    assert eca["small_median_s"] < 0.5 * tcp["small_median_s"]

@@ -156,10 +156,12 @@ def claims(r: dict[str, dict[str, Any]]) -> list[tuple[str, str, bool]]:
     out.append(("ECN/RED without ECT on SYN: many more outliers, in bands 6 s apart",
                 f"{100 * e['outlier_frac']:.1f}% of responses >= 6 s against {100 * t['outlier_frac']:.1f}% for TCP; "
                 f"bands {bands(e)}", e["outlier_frac"] > 1.5 * t["outlier_frac"]))
-    out.append(("ECN/RED with ECT on SYN: results very similar to TCP, about 30% better response times",
+    gain = 1.0 - es["small_median_s"] / t["small_median_s"]
+    out.append(("ECN/RED with ECT on SYN: results very similar to TCP, about 30% better response times "
+                "(tolerance: 15-45% better)",
                 f"median response of requests under 20 packets {es['small_median_s'] * 1e3:.0f} ms against "
-                f"{t['small_median_s'] * 1e3:.0f} ms for TCP; outliers {100 * es['outlier_frac']:.1f}%",
-                es["small_median_s"] < t["small_median_s"] and es["outlier_frac"] < e["outlier_frac"]))
+                f"{t['small_median_s'] * 1e3:.0f} ms for TCP ({100 * gain:.0f}% better); outliers "
+                f"{100 * es['outlier_frac']:.1f}%", 0.15 <= gain <= 0.45))
     out.append(("ECA: many fewer outliers due to retransmit timeouts than TCP",
                 f"{100 * a['outlier_frac']:.1f}% of responses >= 6 s against {100 * t['outlier_frac']:.1f}%",
                 a["outlier_frac"] < t["outlier_frac"]))
@@ -169,9 +171,12 @@ def claims(r: dict[str, dict[str, Any]]) -> list[tuple[str, str, bool]]:
                 f"{es['small_median_s'] * 1e3:.0f} ms ({es['small_iqr_s'] * 1e3:.0f})",
                 a["small_median_s"] < min(t["small_median_s"], es["small_median_s"])
                 and a["small_iqr_s"] < min(t["small_iqr_s"], es["small_iqr_s"])))
-    f = t["small_mean_s"] / a["small_mean_s"] if a["small_mean_s"] > 0 else float("nan")
-    out.append(("Abstract: response times of short HTTP requests improved by a factor of 5",
-                f"mean response of requests under 20 packets: TCP / ECA = {f:.1f}", f >= 4.0))
+    f_mean = t["small_mean_s"] / a["small_mean_s"] if a["small_mean_s"] > 0 else float("nan")
+    f_median = t["small_median_s"] / a["small_median_s"] if a["small_median_s"] > 0 else float("nan")
+    out.append(("Abstract: response times of short HTTP requests improved by a factor of 5 (by ECA against TCP; "
+                "agrees if at least 4 by both mean and median)",
+                f"requests under 20 packets, TCP / ECA: median {f_median:.1f}, mean {f_mean:.1f}",
+                f_mean >= 4.0 and f_median >= 4.0))
     return out
 
 
