@@ -33,11 +33,13 @@ def test_aimd_rule_gives_the_seed_pairs():
     assert slowcc.aimd_a(1 / 256) == pytest.approx(0.0104, abs=1e-4)
 
 
-def test_flash_crowd_arrivals_are_seeded_and_arrive_at_100_per_second():
-    a = slowcc.flash_times(1000, 100.0, 20.0, seed=1)
-    assert np.array_equal(a, slowcc.flash_times(1000, 100.0, 20.0, seed=1))
-    assert a[0] > 20.0
-    assert (a[-1] - 20.0) == pytest.approx(10.0, rel=0.1)
+def test_the_flash_crowd_transfers_all_arrive_and_their_bytes_are_all_counted():
+    r = slowcc.run_flash(slowcc.TCP_STD, n_short=200, duration_s=30.0)
+    assert r["short_done"] == 200
+    # The spread-out transfer rate carries exactly the bytes the 200 transfers delivered.
+    assert float(r["short_bps"].sum()) / 8.0 == pytest.approx(200 * 10 * slowcc.PAYLOAD_BYTES, rel=1e-9)
+    # Nothing arrives before the crowd starts at 20 s.
+    assert float(r["short_bps"][r["short_bps"].index <= 20.0].sum()) == 0.0
 
 
 def test_variants_missing_from_the_build_are_reported_as_skipped():
