@@ -21,9 +21,7 @@ settings.register_profile("campaign", max_examples=2000, deadline=None,
                           suppress_health_check=[HealthCheck.too_slow])
 PROFILE = settings.get_profile("campaign" if os.environ.get("HYPOTHESIS_PROFILE") == "campaign" else "default_fuzz")
 
-# "none" is left out: without a window limit a run costs about 10 s of wall time per simulated
-# second (a finding, see crates/pinchpoint-core/tests/fuzz_scenarios.rs).
-CCS = ["newreno", "reno", "cubic", "dctcp", "vegas"]
+CCS = ["newreno", "reno", "cubic", "dctcp", "vegas", "none"]
 QUEUES = ["droptail", "priority", "rda", "rda_fp", "rda_vp", "sda", "isda", "red", "codel", "fq_codel", "pie"]
 
 
