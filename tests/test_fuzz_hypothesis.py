@@ -110,3 +110,17 @@ def test_random_valid_scenarios_conserve_packets_respect_limits_and_repeat(tmp_p
     assert res.scenario_toml == resolved
     rerun, _ = run_text(resolved, tmp, "resolved")
     assert rerun is not None and same(res, rerun), "the resolved scenario reruns differently"
+
+
+def test_a_run_stopped_at_a_resource_bound_raises_the_error_the_package_exports(tmp_path):
+    # Campaign finding (2026-11-23, the first run with cc = "none" back in the strategy): a run
+    # that stops at simulation.max_shaper_pkts raised pinchpoint.ResourceLimitError, which the
+    # package did not export, so the harness itself crashed.
+    p = tmp_path / "s.toml"
+    p.write_text('[simulation]\nduration = "1s"\n[[nodes]]\nname = "a"\n[[nodes]]\nname = "r1"\nkind = "router"\n'
+                 '[[nodes]]\nname = "b"\n[[links]]\na = "a"\nb = "r1"\nrate = "481kbps"\ndelay = "6ms"\n'
+                 '[[links]]\na = "r1"\nb = "b"\nrate = "84Mbps"\ndelay = "14ms"\n[[flows]]\nname = "f0"\nsrc = "b"\n'
+                 'dst = "a"\ncc = "none"\nworkload = { kind = "bulk" }\nshaper = { rate = "18090kbps", bucket = "13332B" }\n')
+    with pytest.raises(pinchpoint.ResourceLimitError, match="simulation.max_shaper_pkts"):
+        pinchpoint.run(p)
+    assert issubclass(pinchpoint.ResourceLimitError, pinchpoint.ScenarioError)
