@@ -12,7 +12,7 @@ runs them, and hands results back as pandas DataFrames and Arrow tables.
 >>> r.flows[["flow", "goodput_bps"]]
 """
 
-from ._native import ScenarioError, __version__
+from ._native import ResourceLimitError, ScenarioError, __version__
 from .api import load, run, validate
 from .optimum import maxmin
 from .results import Results
@@ -23,6 +23,7 @@ __all__ = [
     "Scenario",
     "Results",
     "ScenarioError",
+    "ResourceLimitError",
     "run",
     "load",
     "validate",

@@ -226,6 +226,9 @@ def bench(
     against: Annotated[Optional[str], typer.Option(help="Also run the same scenario on this simulator (ns3).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON lines instead of a table.")] = False,
     repeat: Annotated[int, typer.Option(help="Runs per size for pinchpoint (the fastest is kept).")] = 3,
+    start_jitter_ms: Annotated[Optional[float], typer.Option(
+        "--start-jitter-ms", help="Each flow starts at a seeded uniform time in [0, this) ms; default 100 from "
+        "1,000 flows up, 0 below (comparable with ns-3, whose flows all start at 0).")] = None,
 ) -> None:
     """Benchmark the dumbbell (N TCP NewReno flows over a 100 Mbit/s bottleneck)."""
     from . import bench as bench_mod
@@ -233,13 +236,19 @@ def bench(
     sizes = [int(x) for x in flows.split(",") if x.strip()]
     if against not in (None, "ns3"):
         _fail(f"--against: expected 'ns3', got {against!r}")
+    if start_jitter_ms is not None and not (start_jitter_ms >= 0):
+        _fail(f"--start-jitter-ms: expected a non-negative number of milliseconds, got {start_jitter_ms!r}")
+    if against == "ns3" and any((bench_mod.default_jitter_ms(n) if start_jitter_ms is None else start_jitter_ms) > 0
+                                for n in sizes):
+        _fail("--against ns3: the ns-3 side starts every flow at t = 0; use fewer than "
+              f"{bench_mod.JITTER_FROM_FLOWS} flows or --start-jitter-ms 0")
     if against == "ns3":
         from .crossval import ns3_dumbbell
         if not ns3_dumbbell.available():
             _fail("ns-3 is not installed: pip install 'pinchpoint[ns3]' (the ns3 wheel from PyPI)")
     rows = []
     for n in sizes:
-        rows.append(bench_mod.run_pinchpoint(n, sim_s, repeat=repeat))
+        rows.append(bench_mod.run_pinchpoint(n, sim_s, repeat=repeat, jitter_ms=start_jitter_ms))
         if as_json:
             print(json.dumps(rows[-1]), flush=True)
         else:

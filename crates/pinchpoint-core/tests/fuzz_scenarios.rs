@@ -315,9 +315,10 @@ fn scenario_text(s: &ScenarioSpec) -> String {
                     Some(kb) => format!("{{ kind = \"file\", size = \"{kb}KB\" }}"),
                     None => "{ kind = \"bulk\" }".to_string(),
                 };
-                // Finding (`a_window_unlimited_sender_fills_its_shaper_bound_in_linear_time`): with
-                // `cc = "none"` a run costs about 10 s of wall time per simulated second, so the
-                // campaign leaves it out until that cost is fixed.
+                // Open finding (2026-11-23): with `cc = "none"` and a shaper, a run that stops at
+                // `simulation.max_shaper_pkts` counts the rest of the sender's burst as sent but
+                // neither held nor injected (sent 1,707,061 against 100,015 accounted), so per-flow
+                // conservation fails; `none` stays out of this generator until that is fixed.
                 let cc = if CC_KINDS[*cc] == "none" { "newreno" } else { CC_KINDS[*cc] };
                 t += &format!("transport = \"tcp\"\ncc = \"{cc}\"\nworkload = {workload}\ntcp = {{ mss = {mss}, sack = {sack}, ecn = {} }}\n", cc == "dctcp");
             }
@@ -448,11 +449,14 @@ fn the_mutator_edits_numbers_units_and_strings_where_they_are() {
 }
 
 /// Fuzz finding (2026-11-23): `cc = "none"` (no window limit) with bulk data into an 18 Mbit/s
-/// shaper fills the shaper's 100,000-packet bound by 7 ms of simulated time but takes 13.8 s of
-/// wall time to get there; without the shaper the same flow costs 15.6 s of wall time for 1.68 s
-/// simulated. Open: ignored until the cost is fixed.
+/// shaper filled the shaper's 100,000-packet bound by 7 ms of simulated time but took 13.8 s of
+/// wall time to get there; without the shaper the same flow cost 15.6 s of wall time for 1.68 s
+/// simulated. Cause (profiled: page faults and `send_segment_len`): with no receiver buffer
+/// given the window was 64 GiB, so the sender emitted about 47 million segments in one call at
+/// its start and after each timeout. The window is now TCP's largest advertisable, 2^30 bytes
+/// (RFC 7323 s2.3). The bound below is wall time on a loaded 2-core machine, five times what an
+/// idle one needs, and a tenth of the old cost.
 #[test]
-#[ignore]
 fn a_window_unlimited_sender_fills_its_shaper_bound_in_linear_time() {
     let text = "[simulation]\nduration = \"1s\"\n[[nodes]]\nname = \"a\"\n[[nodes]]\nname = \"r1\"\nkind = \"router\"\n[[nodes]]\nname = \"b\"\n\
         [[links]]\na = \"a\"\nb = \"r1\"\nrate = \"481kbps\"\ndelay = \"6ms\"\n[[links]]\na = \"r1\"\nb = \"b\"\nrate = \"84Mbps\"\ndelay = \"14ms\"\n\
@@ -461,5 +465,5 @@ fn a_window_unlimited_sender_fills_its_shaper_bound_in_linear_time() {
     let t0 = std::time::Instant::now();
     sim.run();
     assert!(sim.error().is_some_and(|e| e.contains("simulation.max_shaper_pkts")));
-    assert!(t0.elapsed().as_secs_f64() < 1.0, "{:?} to fill the shaper bound", t0.elapsed());
+    assert!(t0.elapsed().as_secs_f64() < 1.5, "{:?} to fill the shaper bound", t0.elapsed());
 }

@@ -33,6 +33,13 @@ fn validate(text: &str, origin: &str, fmt: &str) -> PyResult<String> {
     Ok(scenario::to_toml_string(&sc))
 }
 
+/// TOML text as JSON text with the same values, or None (not TOML, a non-finite float or a
+/// date-time): a fast path for reading resolved scenarios (`store.canonical_scenario`).
+#[pyfunction]
+fn toml_to_json(text: &str) -> Option<String> {
+    scenario::toml_to_json(text)
+}
+
 /// The JSON Schema of the scenario format.
 #[pyfunction]
 fn json_schema() -> String {
@@ -202,6 +209,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(preset_dumbbell, m)?)?;
     m.add_function(wrap_pyfunction!(json_schema, m)?)?;
+    m.add_function(wrap_pyfunction!(toml_to_json, m)?)?;
     m.add_function(wrap_pyfunction!(paths_at, m)?)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("ResourceLimitError", m.py().get_type::<ResourceLimitError>())?;

@@ -6,6 +6,11 @@
 //! order), with explicit per-destination rules overriding the tree at the nodes they name.
 //! A single-homed destination host is reached through its gateway's tree, so a dumbbell with
 //! 10,000 receivers needs two shortest-path computations, not 10,000.
+//!
+//! Building is linear in flows: the port from a gateway back to a host and the explicit rules of
+//! a (node, destination) pair are looked up in indexes made once per router, never by scanning a
+//! gateway's port list (which grows with the hosts behind it) per flow. `Router::route_steps`
+//! counts the work done so a test can check that.
 
 use super::Node;
 use crate::sim::SimTime;
@@ -64,6 +69,17 @@ pub struct Router<'a> {
     port_ends: Vec<(u32, u32, SimTime)>,
     by_delay: bool,
     trees: HashMap<u32, Vec<u32>>,
+    /// Incoming ports of each node (ports whose far end is that node), in port order.
+    incoming: Vec<Vec<u32>>,
+    /// (from, to) -> the first port of `from` (in its port list order) that leads to `to`.
+    first_port_to: HashMap<(u32, u32), u32>,
+    /// Indexes into the rules last given to `path`, by (node, destination), in rule order;
+    /// rebuilt when a different rule list is passed (keyed by its length and address).
+    rule_index: HashMap<(u32, u32), Vec<usize>>,
+    rule_index_of: Option<(usize, usize)>,
+    /// Work counter: tree nodes settled, hops walked and index entries examined, for tests that
+    /// check the cost of building grows linearly in flows.
+    steps: u64,
 }
 
 const NO_PORT: u32 = u32::MAX;
@@ -71,7 +87,46 @@ const NO_PORT: u32 = u32::MAX;
 impl<'a> Router<'a> {
     /// A router over `nodes` whose ports have the given (from, to, delay) ends.
     pub fn new(nodes: &'a [Node], port_ends: Vec<(u32, u32, SimTime)>, by_delay: bool) -> Self {
-        Router { nodes, port_ends, by_delay, trees: HashMap::new() }
+        let mut incoming: Vec<Vec<u32>> = vec![Vec::new(); nodes.len()];
+        for (p, &(_, to, _)) in port_ends.iter().enumerate() {
+            incoming[to as usize].push(p as u32);
+        }
+        let mut first_port_to = HashMap::with_capacity(port_ends.len());
+        for n in nodes {
+            for &p in &n.ports {
+                let (from, to, _) = port_ends[p as usize];
+                first_port_to.entry((from, to)).or_insert(p);
+            }
+        }
+        Router {
+            nodes,
+            port_ends,
+            by_delay,
+            trees: HashMap::new(),
+            incoming,
+            first_port_to,
+            rule_index: HashMap::new(),
+            rule_index_of: None,
+            steps: 0,
+        }
+    }
+
+    /// Work done so far (see the field): grows linearly in the number of paths asked for on a
+    /// fixed topology shape.
+    pub fn route_steps(&self) -> u64 {
+        self.steps
+    }
+
+    fn index_rules(&mut self, rules: &[RouteRule]) {
+        let key = (rules.as_ptr() as usize, rules.len());
+        if self.rule_index_of == Some(key) {
+            return;
+        }
+        self.rule_index.clear();
+        for (k, r) in rules.iter().enumerate() {
+            self.rule_index.entry((r.node, r.dst)).or_default().push(k);
+        }
+        self.rule_index_of = Some(key);
     }
 
     /// For every node, the port that leads one step closer to `root` (NO_PORT if none).
@@ -83,18 +138,12 @@ impl<'a> Router<'a> {
         &self.trees[&root]
     }
 
-    fn build_tree(&self, root: u32) -> Vec<u32> {
+    fn build_tree(&mut self, root: u32) -> Vec<u32> {
         // Dijkstra from the root over reversed ports (unit weights for hop routing). Nodes are
         // settled in (distance, discovery order) order, so ties go to the earlier-declared link.
         let n = self.nodes.len();
         let mut dist = vec![u64::MAX; n];
         let mut toward = vec![NO_PORT; n];
-        // Incoming ports of each node: ports whose far end is that node.
-        let mut incoming: Vec<Vec<u32>> = vec![Vec::new(); n];
-        for (p, &(from, to, _)) in self.port_ends.iter().enumerate() {
-            let _ = from;
-            incoming[to as usize].push(p as u32);
-        }
         let mut heap = BinaryHeap::new();
         let mut order = 0u64;
         dist[root as usize] = 0;
@@ -107,7 +156,8 @@ impl<'a> Router<'a> {
             if u != root && !self.nodes[u as usize].is_router {
                 continue;
             }
-            for &p in &incoming[u as usize] {
+            self.steps += 1 + self.incoming[u as usize].len() as u64;
+            for &p in &self.incoming[u as usize] {
                 let (from, _, delay) = self.port_ends[p as usize];
                 let w = if self.by_delay { delay.max(1) } else { 1 };
                 let nd = d + w;
@@ -131,17 +181,18 @@ impl<'a> Router<'a> {
     }
 
     fn path_inner(&mut self, src: u32, dst: u32, rules: &[RouteRule], t: SimTime, last_rule: &mut Option<usize>) -> Result<Vec<u32>, String> {
+        self.index_rules(rules);
         // Root the tree at the destination's gateway when the destination is a single-homed host.
         let dnode = &self.nodes[dst as usize];
         let (root, last_port) = if !dnode.is_router && dnode.ports.len() == 1 {
             let p = dnode.ports[0];
             let gw = self.port_ends[p as usize].1;
-            // The port from the gateway back to the destination.
-            let back = self.nodes[gw as usize]
-                .ports
-                .iter()
+            // The port from the gateway back to the destination (the first such in the
+            // gateway's port order), from the index rather than a scan of the gateway's ports.
+            let back = self
+                .first_port_to
+                .get(&(gw, dst))
                 .copied()
-                .find(|&q| self.port_ends[q as usize].1 == dst)
                 .ok_or_else(|| format!("no link from '{}' back to '{}'", self.nodes[gw as usize].name, dnode.name))?;
             (gw, Some(back))
         } else {
@@ -154,8 +205,16 @@ impl<'a> Router<'a> {
             if u == dst {
                 return Ok(path);
             }
-            // An explicit rule for (u, dst) in force at t: the latest one wins.
-            let rule = rules.iter().enumerate().filter(|(_, r)| r.node == u && r.dst == dst && r.at <= t).max_by_key(|(_, r)| r.at);
+            self.steps += 1;
+            // An explicit rule for (u, dst) in force at t: the latest one wins (the last listed
+            // among equal times).
+            let rule = match self.rule_index.get(&(u, dst)) {
+                None => None,
+                Some(ks) => {
+                    self.steps += ks.len() as u64;
+                    ks.iter().map(|&k| (k, &rules[k])).filter(|(_, r)| r.at <= t).max_by_key(|(_, r)| r.at)
+                }
+            };
             let p = if let Some((k, r)) = rule {
                 *last_rule = Some(k);
                 r.port

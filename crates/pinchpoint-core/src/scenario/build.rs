@@ -142,6 +142,8 @@ pub fn build(sc: &Scenario, seed: Option<u64>, origin: &str) -> Result<Simulatio
         .map_err(|(path, message)| fail(path, message))?;
     // An arrival process keeps the run going (stop_when_done) until its last arrival.
     finite += first_arrivals.len();
+    let build_route_steps = router.route_steps();
+    drop(router);
     let mut queue = EventQueue::with_capacity(ports.len() * 2 + flows.len() * 2 + 16);
     for (i, f) in flows.iter_mut().enumerate() {
         f.timers.deadline[TIMER_APP as usize] = f.start;
@@ -182,7 +184,7 @@ pub fn build(sc: &Scenario, seed: Option<u64>, origin: &str) -> Result<Simulatio
         queue_trace: Default::default(),
         capture: Vec::new(),
         dropped: Vec::new(),
-        counters: RunCounters::default(),
+        counters: RunCounters { build_route_steps, ..RunCounters::default() },
         limits: Limits { max_live_packets: sc.simulation.max_live_packets as usize },
         stopped: false,
         error: None,

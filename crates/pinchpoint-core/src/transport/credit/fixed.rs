@@ -1,5 +1,6 @@
 //! A fixed receiver window: the receiver always advertises the same credit. With no size given it
-//! advertises its buffer (`tcp.max_window`, unlimited if absent), which is ordinary TCP flow
+//! advertises its buffer (`tcp.max_window`; if absent, the largest window TCP can advertise,
+//! [`MAX_ADVERTISED_WINDOW_BYTES`]), which is ordinary TCP flow
 //! control; with `window_pkts` it is the fixed-window transport without congestion avoidance that
 //! ATN exercise 3 uses as its baseline (WP/267 s3, 17 packets).
 
@@ -15,6 +16,13 @@ pub struct FixedWindowConfig {
     pub window_pkts: Option<u32>,
 }
 
+/// The largest window a TCP receiver can advertise: a 16-bit window field scaled by a shift of
+/// at most 14 (RFC 7323 s2.3), 2^30 bytes, so also Linux's and ns-3's ceiling. It is the window
+/// of a receiver whose buffer is not given. (It used to be 64 GiB, "unlimited": a sender with
+/// `cc = "none"` then emitted some 47 million segments at its start and after every timeout, a
+/// multi-gigabyte burst that took about 10 s of wall time per simulated second.)
+pub const MAX_ADVERTISED_WINDOW_BYTES: u64 = 1 << 30;
+
 /// A receiver that always advertises the same window.
 #[derive(Clone, Debug)]
 pub struct FixedWindow {
@@ -26,7 +34,7 @@ impl FixedWindow {
     pub fn new(cfg: &FixedWindowConfig, init: ReceiverInit) -> Self {
         let w = match cfg.window_pkts {
             Some(n) => n as u64 * init.mss as u64,
-            None => init.max_window_bytes.unwrap_or(u32::MAX as u64 * 16),
+            None => init.max_window_bytes.unwrap_or(MAX_ADVERTISED_WINDOW_BYTES),
         };
         let w = init.max_window_bytes.map_or(w, |m| w.min(m));
         FixedWindow { window_bytes: w }
