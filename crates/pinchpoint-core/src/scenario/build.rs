@@ -108,7 +108,7 @@ pub fn build(sc: &Scenario, seed: Option<u64>, origin: &str) -> Result<Simulatio
             Some(j) if j.0 > 0 => f.start.0 + (rng::uniform(&mut flow_rng) * j.0 as f64) as SimTime,
             _ => f.start.0,
         };
-        let transport = build_transport(f);
+        let transport = build_transport(f, seed);
         if transport_is_finite(&transport) {
             finite += 1;
         }
@@ -199,12 +199,13 @@ fn transport_is_finite(t: &AnyTransport) -> bool {
     t.is_finite()
 }
 
-pub(crate) fn build_transport(f: &FlowConfig) -> AnyTransport {
+pub(crate) fn build_transport(f: &FlowConfig, seed: u64) -> AnyTransport {
     match f.transport {
         TransportKind::Tcp => {
             let t = &f.tcp;
             let total = f.workload.build().total_bytes().unwrap_or(u64::MAX);
-            let cc = AnyCc::build(f.cc.as_ref().unwrap_or(&CcConfig::default()), CcInit { mss: t.mss, init_cwnd_pkts: t.init_cwnd_pkts });
+            let mut cc = AnyCc::build(f.cc.as_ref().unwrap_or(&CcConfig::default()), CcInit { mss: t.mss, init_cwnd_pkts: t.init_cwnd_pkts });
+            crate::transport::tcp::cc::CongestionControl::set_rng(&mut cc, rng::stream(seed, &format!("cc:{}", f.name)));
             let mut sender = TcpSender::new(
                 SenderSettings {
                     mss: t.mss,

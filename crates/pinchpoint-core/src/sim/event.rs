@@ -54,15 +54,17 @@ const DATA_BITS: u32 = 26;
 const DATA_MASK: u64 = (1 << DATA_BITS) - 1;
 /// Largest port, flow or route-change index an event can name.
 pub const MAX_PORTS: usize = 1 << DATA_BITS;
-/// Largest number of flows (two bits of the payload hold the timer slot).
-pub const MAX_FLOWS: usize = 1 << (DATA_BITS - 2);
+/// Bits of the payload that hold a flow timer's slot (`transport::TIMER_SLOTS` = 5 needs 3).
+const TIMER_BITS: u32 = 3;
+/// Largest number of flows (TIMER_BITS bits of the payload hold the timer slot).
+pub const MAX_FLOWS: usize = 1 << (DATA_BITS - TIMER_BITS);
 
 #[inline]
 fn encode(e: Event) -> u64 {
     let (kind, data) = match e {
         Event::TxDone { port } => (0u64, port as u64),
         Event::Arrive { port } => (1, port as u64),
-        Event::FlowTimer { flow, timer } => (2, ((flow as u64) << 2) | (timer as u64 & 3)),
+        Event::FlowTimer { flow, timer } => (2, ((flow as u64) << TIMER_BITS) | (timer as u64 & ((1 << TIMER_BITS) - 1))),
         Event::PortTimer { port } => (3, port as u64),
         Event::Sample => (4, 0),
         Event::RouteChange { idx } => (5, idx as u64),
@@ -78,7 +80,7 @@ fn decode(w: u64) -> Event {
     match (w >> DATA_BITS) & 7 {
         0 => Event::TxDone { port: data as u32 },
         1 => Event::Arrive { port: data as u32 },
-        2 => Event::FlowTimer { flow: (data >> 2) as u32, timer: (data & 3) as u8 },
+        2 => Event::FlowTimer { flow: (data >> TIMER_BITS) as u32, timer: (data & ((1 << TIMER_BITS) - 1)) as u8 },
         3 => Event::PortTimer { port: data as u32 },
         4 => Event::Sample,
         5 => Event::RouteChange { idx: data as u32 },
@@ -243,6 +245,8 @@ mod tests {
             Event::TxDone { port: (MAX_PORTS - 1) as u32 },
             Event::Arrive { port: 7 },
             Event::FlowTimer { flow: (MAX_FLOWS - 1) as u32, timer: 3 },
+            // The pacing timer, the highest slot (it used to wrap to slot 0).
+            Event::FlowTimer { flow: 9, timer: (crate::transport::TIMER_SLOTS - 1) as u8 },
             Event::PortTimer { port: 5 },
             Event::Sample,
             Event::RouteChange { idx: 2 },

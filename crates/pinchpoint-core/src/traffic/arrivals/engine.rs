@@ -249,9 +249,11 @@ impl Simulation {
         if let crate::traffic::WorkloadConfig::File(file) = &mut ps.template.workload {
             file.size.0 = t.size_bytes;
         }
-        let transport = crate::scenario::build::build_transport(&ps.template);
+        // Each transfer's own streams: the scenario seed mixed with its sequence number.
+        let transfer_seed = self.arrivals.seed ^ seq.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        let transport = crate::scenario::build::build_transport(&ps.template, transfer_seed);
         let workload = ps.template.workload.build();
-        let flow_rng = rng::stream(self.arrivals.seed ^ seq.wrapping_mul(0x9e37_79b9_7f4a_7c15), &ps.name);
+        let flow_rng = rng::stream(transfer_seed, &ps.name);
         let mut flow = Flow {
             name: String::new(),
             src,

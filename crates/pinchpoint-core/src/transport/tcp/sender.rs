@@ -134,6 +134,7 @@ impl RateEstimator {
     /// Marks delivered what `ack` and `newly_sacked` cover; draft s3.3 GenerateRateSample.
     fn on_ack(&mut self, ack: u64, now: SimTime, min_rtt: SimTime, in_flight: u64, in_recovery: bool) -> Option<RateSample> {
         let mut acc = RateAcc::default();
+        let delivered_before = self.delivered;
         for k in 0..self.newly_sacked.len() {
             let (a, b) = self.newly_sacked[k];
             let mut i = self.segs.partition_point(|r| r.seq < a);
@@ -162,17 +163,13 @@ impl RateEstimator {
             return None;
         }
         let interval = acc.send_elapsed.max(acc.ack_elapsed);
-        // Draft s3.3 / Linux tcp_rate_gen: an interval shorter than the minimum RTT is an
-        // artefact (ack compression, a stretched ack): no sample.
-        if interval == 0 || interval < min_rtt {
-            return None;
-        }
         let delivered = self.delivered - acc.prior_delivered;
-        let rs = RateSample {
+        let mut rs = RateSample {
             now,
             delivered_bytes: delivered,
+            newly_delivered_bytes: self.delivered - delivered_before,
             interval_ps: interval,
-            delivery_rate_bps: delivered as f64 * 8.0 / (interval as f64 / PS_PER_S as f64),
+            delivery_rate_bps: 0.0,
             prior_delivered_bytes: acc.prior_delivered,
             total_delivered_bytes: self.delivered,
             is_app_limited: acc.app_limited,
@@ -180,6 +177,14 @@ impl RateEstimator {
             in_flight_bytes: in_flight,
             in_recovery,
         };
+        // Draft s3.3 / Linux tcp_rate_gen: an interval shorter than the minimum RTT is an
+        // artefact (ack compression, a stretched ack): no rate (interval 0, as Linux's -1), but
+        // the acknowledgement still delivered data.
+        if interval == 0 || interval < min_rtt {
+            rs.interval_ps = 0;
+            return Some(rs);
+        }
+        rs.delivery_rate_bps = delivered as f64 * 8.0 / (interval as f64 / PS_PER_S as f64);
         self.last_sample = Some(rs);
         Some(rs)
     }
@@ -334,13 +339,11 @@ impl TcpSender {
 
     /// The pacing rate in force, bit/s; none when not pacing (off, or no RTT sample yet).
     pub fn pacing_rate_bps(&self) -> Option<f64> {
-        if !self.s.pacing {
-            return None;
-        }
+        // A controller's own rate is always used (see `CongestionControl::pacing_rate_bps`).
         if let Some(r) = self.cc.pacing_rate_bps() {
             return Some(r);
         }
-        if !self.has_rtt || self.srtt == 0 {
+        if !self.s.pacing || !self.has_rtt || self.srtt == 0 {
             return None;
         }
         // Linux tcp_update_pacing_rate: 200% of cwnd/srtt in slow start (cwnd below half of
@@ -352,7 +355,7 @@ impl TcpSender {
 
     /// True if pacing holds the next segment back; then the pacing timer is armed.
     fn paced_out(&mut self, ctx: &mut TransportCtx) -> bool {
-        if !self.s.pacing || self.pacing_burst_left > 0 || ctx.now >= self.next_send_ps {
+        if self.pacing_burst_left > 0 || ctx.now >= self.next_send_ps {
             return false;
         }
         if self.pacing_rate_bps().is_none() {
@@ -372,7 +375,7 @@ impl TcpSender {
     /// Notes a transmission for pacing and for delivery-rate estimation (draft s3.2
     /// SendPacket); `seq >= snd_max` means new data.
     fn on_transmit(&mut self, seq: u64, len: u32, wire_bytes: u64, now: SimTime) {
-        if self.s.pacing {
+        if self.s.pacing || self.cc.pacing_rate_bps().is_some() {
             // The flow's first PACING_INITIAL_BURST_PKTS segments go back to back; later ones
             // are spaced by their wire time at the pacing rate.
             let gap = self.pacing_rate_bps().map_or(0, |rate| (wire_bytes as f64 * 8.0 / rate * PS_PER_S as f64) as SimTime);
@@ -392,7 +395,9 @@ impl TcpSender {
     /// Marks delivered what `ack` and the newly SACKed ranges cover and, if anything was,
     /// hands the controller a rate sample.
     fn rate_sample_on_ack(&mut self, ack: u64, now: SimTime) {
-        let in_flight = self.snd_max - ack.max(self.snd_una);
+        // Linux tcp_packets_in_flight: with SACK information, RFC 6675 pipe.
+        let una = ack.max(self.snd_una);
+        let in_flight = if self.board.sacked_bytes() > 0 { self.board.pipe(una, self.snd_max, self.s.dupack_threshold, self.s.mss) } else { self.snd_max - una };
         let min_rtt = if self.rtt_samples > 0 { self.rtt_min_ps } else { 0 };
         let in_recovery = self.in_recovery;
         if let Some(r) = self.rate.as_mut() {
@@ -448,13 +453,13 @@ impl TcpSender {
     }
     /// The window that limits sending now: congestion (or recovery) window and receiver window.
     pub fn send_window(&self) -> u64 {
-        let cwnd = if self.in_recovery { self.recovery_wnd } else { self.cc.cwnd_bytes() };
+        let cwnd = if self.in_recovery && !self.cc.sets_recovery_window() { self.recovery_wnd } else { self.cc.cwnd_bytes() };
         cwnd.min(self.rwnd)
     }
     /// The congestion window in force: the controller's, or the sender's own during a recovery
     /// that sets one (Reno and NewReno inflation, PRR).
     pub fn cwnd_bytes(&self) -> u64 {
-        if self.in_recovery && (self.s.recovery != Recovery::Sack || self.s.prr) {
+        if self.in_recovery && (self.s.recovery != Recovery::Sack || self.s.prr) && !self.cc.sets_recovery_window() {
             self.recovery_wnd
         } else {
             self.cc.cwnd_bytes()
@@ -631,7 +636,7 @@ impl TcpSender {
     /// (RFC 6675 s5 step 4.2) or, with PRR, pipe + sndcnt set on each acknowledgement.
     fn sack_send(&mut self, ctx: &mut TransportCtx) {
         let mss = self.s.mss as u64;
-        let cwnd = if self.s.prr { self.recovery_wnd } else { self.cc.cwnd_bytes() }.min(self.rwnd);
+        let cwnd = if self.s.prr && !self.cc.sets_recovery_window() { self.recovery_wnd } else { self.cc.cwnd_bytes() }.min(self.rwnd);
         let lost_below = self.board.loss_boundary(self.s.dupack_threshold, self.s.mss);
         loop {
             let pipe = self.board.pipe(self.snd_una, self.snd_max, self.s.dupack_threshold, self.s.mss);

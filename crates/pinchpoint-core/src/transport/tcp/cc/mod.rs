@@ -10,6 +10,7 @@ use crate::sim::SimTime;
 
 
 pub mod aimd;
+pub mod bbr;
 pub mod binomial;
 pub mod cubic;
 pub mod dctcp;
@@ -106,9 +107,13 @@ pub struct RateSample {
     pub now: SimTime,
     /// Bytes delivered over the interval (C.delivered - P.delivered).
     pub delivered_bytes: u64,
-    /// The interval, max(send_elapsed, ack_elapsed), ps.
+    /// Bytes this acknowledgement newly delivered, cumulatively or by SACK (Linux's
+    /// `rs->acked_sacked`).
+    pub newly_delivered_bytes: u64,
+    /// The interval, max(send_elapsed, ack_elapsed), ps; 0 when it is shorter than the minimum
+    /// RTT (Linux's `interval_us = -1`): then the sample carries no rate.
     pub interval_ps: SimTime,
-    /// delivered_bytes * 8 / interval, bit/s.
+    /// delivered_bytes * 8 / interval, bit/s; 0 when `interval_ps` is 0.
     pub delivery_rate_bps: f64,
     /// C.delivered when the packet was sent (P.delivered): a round trip ends when an ack's
     /// prior_delivered reaches the delivered count at the start of the round.
@@ -120,7 +125,8 @@ pub struct RateSample {
     pub is_app_limited: bool,
     /// RTT measured by this acknowledgement, ps.
     pub rtt_ps: SimTime,
-    /// Bytes in flight after this acknowledgement.
+    /// Bytes in flight after this acknowledgement (RFC 6675 pipe when the receiver has SACKed
+    /// data, as Linux's `tcp_packets_in_flight`).
     pub in_flight_bytes: u64,
     /// True while the sender is in loss recovery.
     pub in_recovery: bool,
@@ -145,18 +151,29 @@ pub trait CongestionControl {
     /// Loss recovery ended (everything outstanding at the loss is acknowledged).
     fn on_recovery_exit(&mut self, _now: SimTime) {}
     /// A pacing rate, for rate-aware controllers; none means the sender's default (Linux's
-    /// 2x or 1.2x cwnd/srtt when `tcp.pacing` is on, else line rate).
+    /// 2x or 1.2x cwnd/srtt when `tcp.pacing` is on, else line rate). A controller that gives
+    /// one is always paced, whatever `tcp.pacing` says (Linux: such a controller sets
+    /// `sk_pacing_status = SK_PACING_NEEDED`, and TCP then paces internally without fq).
     fn pacing_rate_bps(&self) -> Option<f64> {
         None
     }
     /// A delivery-rate sample, on every acknowledgement that delivers data (also during loss
-    /// recovery), before `on_ack`. Default: ignored.
+    /// recovery), before `on_ack`; `interval_ps` 0 when it carries no rate. Default: ignored.
     fn on_rate_sample(&mut self, _rs: &RateSample) {}
     /// True if the controller uses [`Self::on_rate_sample`]; a sender whose controller says
     /// false skips delivery-rate estimation. Default: true (a new controller gets samples).
     fn wants_rate_samples(&self) -> bool {
         true
     }
+    /// True if the controller sets the window during loss recovery itself (BBR's packet
+    /// conservation, as Linux's `cong_control`); then the sender's recovery window (NewReno
+    /// inflation, PRR) is not used. Default: false.
+    fn sets_recovery_window(&self) -> bool {
+        false
+    }
+    /// Gives the controller its random stream (seeded per flow from the scenario seed), once,
+    /// before the flow starts. Default: ignored.
+    fn set_rng(&mut self, _rng: crate::sim::rng::SimRng) {}
 }
 
 /// Facts a controller is built with.
@@ -181,6 +198,8 @@ macro_rules! cc_dispatch {
             #[inline] fn on_rate_sample(&mut self, rs: &RateSample) { match self { $( $Any::$variant(c) => c.on_rate_sample(rs), )* } }
             #[inline] fn pacing_rate_bps(&self) -> Option<f64> { match self { $( $Any::$variant(c) => c.pacing_rate_bps(), )* } }
             fn wants_rate_samples(&self) -> bool { match self { $( $Any::$variant(c) => c.wants_rate_samples(), )* } }
+            #[inline] fn sets_recovery_window(&self) -> bool { match self { $( $Any::$variant(c) => c.sets_recovery_window(), )* } }
+            fn set_rng(&mut self, r: crate::sim::rng::SimRng) { match self { $( $Any::$variant(c) => c.set_rng(r), )* } }
         }
         impl CcConfig {
             /// Checks the settings against the flow's TCP settings (see [`CcSettings`]).
@@ -213,6 +232,7 @@ crate::algorithm_registry! {
     "aimd" => Aimd(aimd::Aimd, aimd::AimdConfig),
     "binomial" => Binomial(binomial::Binomial, binomial::BinomialConfig),
     "scalable" => Scalable(scalable::Scalable, scalable::ScalableConfig),
+    "bbr" => Bbr(bbr::Bbr, bbr::BbrConfig),
 }
 
 
