@@ -110,7 +110,7 @@ pub struct Flow {
     /// Priority written on every packet of the flow.
     pub priority: u8,
     /// ECA load reflection (flows with a WTP shaper only).
-    pub eca: Option<EcaReflect>,
+    pub eca: Option<Box<EcaReflect>>,
     /// The workload has been started.
     pub started: bool,
     /// Completion has been recorded.

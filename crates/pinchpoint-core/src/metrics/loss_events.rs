@@ -20,8 +20,9 @@ use super::table::{ColumnData, Table};
 /// Loss-event state of one flow.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct LossEvents {
-    /// Send time of the first lost packet of the current loss event (None: no loss yet).
-    event_start_sent_at: Option<SimTime>,
+    /// Send time of the first lost packet of the current loss event (meaningful once `events`
+    /// is above 0; a plain time keeps every flow's stats 8 bytes smaller).
+    event_start_sent_at: SimTime,
     /// Round-trip time that closes the current event, ps (the sender's at its first loss).
     event_rtt_ps: SimTime,
     /// Data packets lost so far.
@@ -35,7 +36,8 @@ impl LossEvents {
     /// Returns true if the loss starts a new event.
     pub fn on_loss(&mut self, sent_at: SimTime, rtt_ps: SimTime) -> bool {
         self.lost_pkts += 1;
-        if let Some(start) = self.event_start_sent_at {
+        if self.events > 0 {
+            let start = self.event_start_sent_at;
             // RFC 5348 s5.2: a loss sent no more than one RTT after the first loss of the event
             // is part of it. A loss sent before that first one (drops on two ports, or on the
             // wire after a later packet's queue drop) is part of it too.
@@ -43,7 +45,7 @@ impl LossEvents {
                 return false;
             }
         }
-        self.event_start_sent_at = Some(sent_at);
+        self.event_start_sent_at = sent_at;
         self.event_rtt_ps = rtt_ps;
         self.events += 1;
         true

@@ -112,11 +112,7 @@ pub fn build(sc: &Scenario, seed: Option<u64>, origin: &str) -> Result<Simulatio
         if transport_is_finite(&transport) {
             finite += 1;
         }
-        let max_held_pkts = sc.simulation.max_shaper_pkts as usize;
-        let mut shaper = f.shaper.map(|c| Box::new(FlowShaper { bucket: TokenBucket::new(c.rate.bps(), c.bucket.0), held: Default::default(), max_held_pkts, wtp_weight: None }));
-        if let Some(w) = f.wtp {
-            shaper = Some(Box::new(FlowShaper { bucket: TokenBucket::new(crate::shaper::wtp::UNLIMITED_BPS, w.bucket.0), held: Default::default(), max_held_pkts, wtp_weight: Some(w.weight) }));
-        }
+        let shaper = build_shaper(f, sc.simulation.max_shaper_pkts as usize);
         flows.push(Flow {
             name: f.name.clone(),
             src: s,
@@ -129,7 +125,7 @@ pub fn build(sc: &Scenario, seed: Option<u64>, origin: &str) -> Result<Simulatio
             timers: FlowTimers::default(),
             rng: flow_rng,
             stats: FlowStats::default(),
-            eca: f.wtp.map(|_| Default::default()),
+            eca: f.wtp.map(|_| Box::default()),
             shaper,
             priority: f.priority,
             started: false,
@@ -197,6 +193,14 @@ pub fn build(sc: &Scenario, seed: Option<u64>, origin: &str) -> Result<Simulatio
 fn transport_is_finite(t: &AnyTransport) -> bool {
     use crate::transport::Transport;
     t.is_finite()
+}
+
+/// The flow's shaper: a fixed token bucket (`shaper`), a WTP bucket (`wtp`) or none.
+pub(crate) fn build_shaper(f: &FlowConfig, max_held_pkts: usize) -> Option<Box<FlowShaper>> {
+    if let Some(w) = f.wtp {
+        return Some(Box::new(FlowShaper { bucket: TokenBucket::new(crate::shaper::wtp::UNLIMITED_BPS, w.bucket.0), held: Default::default(), max_held_pkts, wtp_weight: Some(w.weight) }));
+    }
+    f.shaper.map(|c| Box::new(FlowShaper { bucket: TokenBucket::new(c.rate.bps(), c.bucket.0), held: Default::default(), max_held_pkts, wtp_weight: None }))
 }
 
 pub(crate) fn build_transport(f: &FlowConfig, seed: u64) -> AnyTransport {

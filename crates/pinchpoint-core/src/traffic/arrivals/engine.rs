@@ -108,6 +108,8 @@ pub struct ArrivalsState {
     /// Memory counters.
     pub counters: TransferCounters,
     seed: u64,
+    /// `simulation.max_shaper_pkts`, for the shapers of WTP-shaped transfers.
+    max_shaper_pkts: usize,
 }
 
 fn intern(groups: &mut Vec<String>, g: &str) -> u32 {
@@ -133,7 +135,12 @@ pub(crate) fn build_state(
     routes: &mut RouteArena,
     route_cache: &mut HashMap<Vec<u32>, u32>,
 ) -> Result<(ArrivalsState, Vec<(SimTime, u32)>), (String, String)> {
-    let mut st = ArrivalsState { first_flow: sc.flows.len() as u32, seed, ..Default::default() };
+    let mut st = ArrivalsState {
+        first_flow: sc.flows.len() as u32,
+        seed,
+        max_shaper_pkts: sc.simulation.max_shaper_pkts as usize,
+        ..Default::default()
+    };
     for f in &sc.flows {
         let g = f.group.as_deref().map_or(u32::MAX, |g| intern(&mut st.groups, g));
         st.static_groups.push(g);
@@ -266,9 +273,9 @@ impl Simulation {
             timers: FlowTimers::default(),
             rng: flow_rng,
             stats: FlowStats::default(),
-            shaper: None,
+            shaper: crate::scenario::build::build_shaper(&ps.template, self.arrivals.max_shaper_pkts),
             priority: ps.template.priority,
-            eca: None,
+            eca: ps.template.wtp.map(|_| Box::default()),
             started: false,
             done: false,
             live_pkts: 0,
