@@ -171,5 +171,6 @@ fn to_toml_chunked(sc: &Scenario) -> Result<String, toml::ser::Error> {
     elements(&mut out, "links", &sc.links)?;
     elements(&mut out, "routes", &sc.routes)?;
     elements(&mut out, "flows", &sc.flows)?;
+    elements(&mut out, "arrivals", &sc.arrivals)?;
     Ok(out)
 }
