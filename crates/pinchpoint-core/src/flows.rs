@@ -214,6 +214,10 @@ impl Flow {
                 if let Some(sh) = self.shaper.as_mut() {
                     if !sh.held.is_empty() {
                         if sh.held.len() >= sh.max_held_pkts {
+                            // The run stops here. The packet is already counted as sent, so it
+                            // stays counted as held by the host (one past the bound) and the
+                            // flow still conserves packets.
+                            sh.held.push_back(*pkt);
                             return Admit::ShaperFull(sh.max_held_pkts);
                         }
                         sh.held.push_back(*pkt);

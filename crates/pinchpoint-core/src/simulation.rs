@@ -341,10 +341,14 @@ impl Simulation {
             match self.flows[f].admit(f as u32, pkt, *dir, now, &mut self.queue) {
                 Admit::Send => self.inject(*pkt),
                 Admit::Held => {}
-                Admit::ShaperFull(max) => self.fail(format!(
-                    "the shaper of flow '{}' holds more than {max} packets (simulation.max_shaper_pkts): its source is faster than its shaper",
-                    self.flows[f].name
-                )),
+                Admit::ShaperFull(max) => {
+                    self.fail(format!(
+                        "the shaper of flow '{}' holds more than {max} packets (simulation.max_shaper_pkts): its source is faster than its shaper",
+                        self.flows[f].name
+                    ));
+                    // The rest of the burst is never admitted, so never counted as sent.
+                    break;
+                }
             }
         }
         out.clear();

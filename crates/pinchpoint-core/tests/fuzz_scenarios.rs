@@ -315,11 +315,10 @@ fn scenario_text(s: &ScenarioSpec) -> String {
                     Some(kb) => format!("{{ kind = \"file\", size = \"{kb}KB\" }}"),
                     None => "{ kind = \"bulk\" }".to_string(),
                 };
-                // Open finding (2026-11-23): with `cc = "none"` and a shaper, a run that stops at
-                // `simulation.max_shaper_pkts` counts the rest of the sender's burst as sent but
-                // neither held nor injected (sent 1,707,061 against 100,015 accounted), so per-flow
-                // conservation fails; `none` stays out of this generator until that is fixed.
-                let cc = if CC_KINDS[*cc] == "none" { "newreno" } else { CC_KINDS[*cc] };
+                // Every controller, `none` included: a window-unlimited burst stopped at
+                // `simulation.max_shaper_pkts` used to leave packets counted as sent but neither
+                // held nor injected; the burst now stops at the bound (tests/engine.rs).
+                let cc = CC_KINDS[*cc];
                 t += &format!("transport = \"tcp\"\ncc = \"{cc}\"\nworkload = {workload}\ntcp = {{ mss = {mss}, sack = {sack}, ecn = {} }}\n", cc == "dctcp");
             }
             FlowSpec::Udp { workload, rate_kbps, packet_bytes } => {
