@@ -16,7 +16,7 @@ import math
 import mimetypes
 import numbers
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -104,6 +104,28 @@ def markdown_table(df, digits: int = 3, counts: Iterable[str] = (), index: bool 
     for row in df.itertuples(index=False):
         cells = [fmt_count(v) if is_count(c) and isinstance(v, numbers.Real) and not isinstance(v, bool)
                  else fmt(v, digits) for c, v in zip(cols, row)]
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
+Column = tuple[str, "str | Callable[[Any], str]"]
+
+
+def rows_table(columns: Sequence[Column], rows: Iterable[Any]) -> list[str]:
+    """Markdown table lines from records (dicts or tuples) and a column spec: each column is
+    (header, cell), where ``cell`` is a template filled from the record (``"{end_s:.1f}"``;
+    ``"{0}"`` for a tuple's first item) or a function of the record returning the cell text.
+    One writer for every hand-formatted table, so that a table is data, not a copied block."""
+    lines = ["| " + " | ".join(h for h, _ in columns) + " |", "|" + "|".join("---" for _ in columns) + "|"]
+    for r in rows:
+        cells = []
+        for _, cell in columns:
+            if callable(cell):
+                cells.append(cell(r))
+            elif isinstance(r, Mapping):
+                cells.append(cell.format_map(r))
+            else:
+                cells.append(cell.format(*r))
         lines.append("| " + " | ".join(cells) + " |")
     return lines
 

@@ -30,11 +30,13 @@ def jain(values: Iterable[float]) -> float:
 def _window(t: np.ndarray, v: np.ndarray, t0: float, t1: float) -> tuple[np.ndarray, np.ndarray]:
     """Values of the step function v(t) (value v[i] from t[i] on; 0 before t[0]) over [t0, t1),
     as (durations, values)."""
-    i0 = int(np.searchsorted(t, t0, side="right")) - 1
-    start_val = float(v[i0]) if i0 >= 0 else 0.0
-    inside = (t > t0) & (t < t1)
-    tt = np.concatenate([[t0], t[inside], [t1]])
-    vv = np.concatenate([[start_val], v[inside]]).astype(float)
+    # t is sorted: the changes strictly inside (t0, t1) are one slice, found by bisection, so
+    # that many windows over one long trace (binned_time_means) do not each scan all of it.
+    lo = int(np.searchsorted(t, t0, side="right"))
+    hi = max(lo, int(np.searchsorted(t, t1, side="left")))
+    start_val = float(v[lo - 1]) if lo >= 1 else 0.0
+    tt = np.concatenate([[t0], t[lo:hi], [t1]])
+    vv = np.concatenate([[start_val], v[lo:hi]]).astype(float)
     return np.diff(tt), vv
 
 
@@ -70,3 +72,14 @@ def time_weighted_stats(t: np.ndarray, v: np.ndarray, t0: float, t1: float) -> d
 def binned_time_means(t: np.ndarray, v: np.ndarray, edges: np.ndarray) -> np.ndarray:
     """Time-weighted mean of the step function v(t) in each bin [edges[k], edges[k+1])."""
     return np.array([time_weighted_mean(t, v, a, b) for a, b in zip(edges[:-1], edges[1:], strict=True)])
+
+
+def running_time_mean(t: np.ndarray, v: np.ndarray, t_end: float) -> tuple[np.ndarray, np.ndarray]:
+    """Running time-weighted mean of the step function v(t) (value v[i] on [t[i], t[i+1]), the
+    last value until ``t_end``) from t[0]: at each step's end, the mean over [t[0], that end).
+    Returns (step ends, means); a mean over no time yet is 0."""
+    t = np.asarray(t, dtype=float)
+    v = np.asarray(v, dtype=float)
+    w = np.diff(np.append(t, t_end))
+    cum_t = np.cumsum(w)
+    return t + w, np.cumsum(w * v) / np.where(cum_t > 0, cum_t, 1)

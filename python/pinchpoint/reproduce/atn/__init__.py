@@ -21,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ...stats import binned_time_means
 from .analysis import Run
 from .report import reproduce
 from .scenarios import (
@@ -76,10 +77,8 @@ def docs_figures(out_dir: Path) -> list[Path]:
     ax[0].step(q["t_s"], q["queue_pkts"], where="post", lw=0.4, label="waiting packets")
     t = q["t_s"].to_numpy()
     b = q["queue_pkts"].to_numpy().astype(float)
-    w = np.diff(np.append(t, run.end_s))
     edges = np.arange(0, math.ceil(run.end_s) + 1, 1.0)
-    num, _ = np.histogram(t, bins=edges, weights=w * b)
-    ax[0].plot(edges[:-1] + 0.5, num, lw=1.2, label="1 s time average")
+    ax[0].plot(edges[:-1] + 0.5, binned_time_means(t, b, edges), lw=1.2, label="1 s time average")
     ax[0].set(ylabel="packets", title=f"Pinch point {PINCH}: queue and DECbit CE marks (exercise 1, specified)")
     ax[0].legend(fontsize=7)
     pk = run.pk

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from ...report import Claim, claims_table
+from ...stats import running_time_mean
 from .analysis import Run, paper_kb_per_s, ratio_distribution
 from .scenarios import (
     ACCESS_RATE_BPS,
@@ -107,10 +108,7 @@ def _figure(run: Run, title: str, path: Path, ports: list[str]) -> None:
         t = q["t_s"].to_numpy()
         b = q["queue_bytes"].to_numpy() * 8.0
         ax[1, 1].step(t, b, where="post", lw=0.5, label=f"{port} load")
-        w = np.diff(np.append(t, run.end_s))
-        cum_t = np.cumsum(w)
-        run_mean = np.cumsum(w * b) / np.where(cum_t > 0, cum_t, 1)
-        ax[1, 1].plot(t + w, run_mean, lw=1.5, label=f"{port} running mean")
+        ax[1, 1].plot(*running_time_mean(t, b, run.end_s), lw=1.5, label=f"{port} running mean")
     ax[1, 1].set(title="Buffer load at the pinch point", xlabel="time (s)", ylabel="bits")
     for a in ax.flat:
         if a.get_legend_handles_labels()[0]:
