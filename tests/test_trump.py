@@ -140,7 +140,7 @@ def test_without_rate_quenches_scenario_9_loses_packets_where_and_when_the_thesi
     res = _run("s9")
     drops = rep.drop_trace(res)
     assert [d["port"] for d in drops] == ["r1->r2"]
-    assert 14.0 <= drops[0]["first_s"] and drops[0]["last_s"] <= rep._first_cut_after(res, 10.0)
+    assert 14.0 <= drops[0]["first_s"] and drops[0]["last_s"] <= rep.first_cut_after(res, 10.0)
     lost = dict(zip(res.flows["flow"], res.flows["lost_pkts"]))
     assert lost["s6"] > 0
     # With Rate Quenches the cut reaches source 6 before the queue fills: nothing is lost.

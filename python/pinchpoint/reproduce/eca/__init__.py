@@ -12,11 +12,11 @@ Default: the full grid, 100 s per run (196 runs; see the report for the wall tim
 from __future__ import annotations
 
 import os
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ..jobs import Job, run_jobs
 from . import http, lan
 from . import parking_lot as pl
 
@@ -240,28 +240,19 @@ def reproduce(out_dir: Path, quick: bool = False, progress: Callable[[str, float
     values = [1.0, 10.0, 100.0] if quick else list(pl.GRID_VALUES)
     duration_s = 20.0 if quick else 100.0
     store = out_dir / "eca.duckdb"
-    rows: list[dict[str, Any]] = []
-    t0 = time.time()
-    for k, v in enumerate(pl.VARIANTS):
-        rows += _grid(v, values, duration_s, store, progress, k, len(pl.VARIANTS))
-    grid_wall = time.time() - t0
-    if progress:
-        progress("delay histograms", 0.85)
-    t1 = time.time()
-    hist = _histograms(duration_s)
-    hist_wall = time.time() - t1
-    if progress:
-        progress("home LAN (figure 14)", 0.95)
-    t2 = time.time()
-    lan_results = lan.run_all()
-    lan_wall = time.time() - t2
-    lan.plot(lan_results, out_dir / "fig14_lan.png")
-    if progress:
-        progress("HTTP response times (figures 8-9)", 0.97)
-    t3 = time.time()
+    grid = run_jobs([Job(f"grid {v}", lambda k=k, v=v: _grid(v, values, duration_s, store, progress, k, len(pl.VARIANTS)))
+                     for k, v in enumerate(pl.VARIANTS)], progress, span=(0.0, 0.8))
+    rows: list[dict[str, Any]] = [r for o in grid for r in o.value]
+    grid_wall = sum(o.wall_s for o in grid)
     http_s = 40.0 if quick else 100.0
-    http_results = http.run_all(http_s)
-    http_wall = time.time() - t3
+    hist_o, lan_o, http_o = run_jobs([Job("delay histograms", lambda: _histograms(duration_s)),
+                                      Job("home LAN (figure 14)", lan.run_all),
+                                      Job("HTTP response times (figures 8-9)", lambda: http.run_all(http_s))],
+                                     progress, span=(0.85, 1.0))
+    hist, hist_wall = hist_o.value, hist_o.wall_s
+    lan_results, lan_wall = lan_o.value, lan_o.wall_s
+    http_results, http_wall = http_o.value, http_o.wall_s
+    lan.plot(lan_results, out_dir / "fig14_lan.png")
     http.plot(http_results, out_dir / "fig8_9_http.png")
     figs = _plots(rows, hist, values, out_dir) + ["fig8_9_http.png", "fig14_lan.png"]
     lines = _report(rows, hist, values, duration_s, quick, grid_wall, hist_wall)
