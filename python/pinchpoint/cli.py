@@ -441,12 +441,16 @@ def schema(out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Writ
 
 @app.command()
 def kinds() -> None:
-    """List the names each algorithm family accepts (from the engine's registry) and their pages."""
-    from .registry import FAMILIES, kinds as registry_kinds
+    """List the names each algorithm family accepts (from the engine's registry) and their pages;
+    a star marks the kinds that draw random numbers (the seed changes what they do)."""
+    from .registry import FAMILIES, kinds as registry_kinds, random_kinds
+    random = random_kinds()
     for family, names in registry_kinds().items():
         folder = FAMILIES[family][1]
         pages = f"docs/{folder}/<name>.md" if folder else "docs/algorithms/"
-        out_console.print(f"{family} ({escape(pages)}): {', '.join(names)}")
+        listed = ", ".join(n + ("*" if n in random[family] else "") for n in names)
+        out_console.print(f"{family} ({escape(pages)}): {listed}")
+    out_console.print("* draws random numbers: the seed changes what it does")
 
 
 @app.command()

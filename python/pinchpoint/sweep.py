@@ -45,12 +45,6 @@ from .plan import Plan
 from .scenario import Scenario, set_path
 from .store import Store, run_key
 
-#: Queue disciplines and hooks that draw random numbers (a seed changes their decisions).
-RANDOM_KINDS = frozenset({"rda_fp", "rda_vp", "isda", "red", "random_loss", "loss", "bernoulli", "gilbert_elliott"})
-#: Queue disciplines and hooks known to be deterministic.
-DETERMINISTIC_KINDS = frozenset({"droptail", "rda", "sda", "priority", "ce_threshold", "decbit"})
-
-
 class SeedWarning(UserWarning):
     """Seeds that change nothing were given as if they were replications."""
 
@@ -138,7 +132,10 @@ def typed_columns(path: str, value: Any) -> dict[str, Any]:
 
 def seed_sources(data: dict[str, Any]) -> list[str]:
     """The scenario's components that draw random numbers (so that the seed changes results),
-    as readable labels; kinds not known either way are listed with a question mark."""
+    as readable labels: flows with a ``start_jitter``, and every kind the engine's registry marks
+    as drawing random numbers, wherever the scenario uses it (:func:`pinchpoint.registry.random_components`)."""
+    from .registry import random_components
+
     found = []
     for f in data.get("flows", []):
         j = f.get("start_jitter")
@@ -146,26 +143,7 @@ def seed_sources(data: dict[str, Any]) -> list[str]:
             q = units.parse(j) if isinstance(j, str) else ("duration", float(j))
             if q is None or q[1] > 0:
                 found.append(f"flows.{f.get('name')}.start_jitter")
-        w = f.get("workload") or {}
-        if isinstance(w, dict) and w.get("kind") == "poisson":
-            found.append(f"flows.{f.get('name')}.workload=poisson")
-    for ln in data.get("links", []):
-        label = f"{ln.get('a')}->{ln.get('b')}"
-        for key in ("queue", "queue_ab", "queue_ba"):
-            q = ln.get(key)
-            kind = q.get("kind") if isinstance(q, dict) else None
-            if kind in RANDOM_KINDS:
-                found.append(f"links.{label}.{key}={kind}")
-            elif kind is not None and kind not in DETERMINISTIC_KINDS:
-                found.append(f"links.{label}.{key}={kind}?")
-        for key in ("hooks", "hooks_ab", "hooks_ba"):
-            for h in ln.get(key) or []:
-                kind = h.get("kind") if isinstance(h, dict) else None
-                if kind in RANDOM_KINDS:
-                    found.append(f"links.{label}.{key}={kind}")
-                elif kind is not None and kind not in DETERMINISTIC_KINDS:
-                    found.append(f"links.{label}.{key}={kind}?")
-    return found
+    return found + random_components(data)
 
 
 # -- workers ---------------------------------------------------------------------------------
@@ -261,7 +239,7 @@ def sweep(base: Scenario | str | Path, grid: dict[str, Iterable[Any]] | None = N
             jobs.append((point, s_seed, int(seed), sources))
     if len(p.seeds) > 1 and jobs and not any(j[3] for j in jobs):
         warnings.warn(f"seeds {', '.join(map(str, p.seeds))}: the scenario has no random component (no start_jitter, "
-                      f"poisson workload or probabilistic queue), so every seed gives the same run; the rows are "
+                      f"and no kind that draws random numbers: `pinchpoint kinds` marks them), so every seed gives the same run; the rows are "
                       f"not replications. Add a source of variation (e.g. flows.NAME.start_jitter) to replicate.",
                       SeedWarning, stacklevel=2)
 

@@ -91,6 +91,9 @@ pub fn red_pd_drop_probability(fair_share_bps: f64, rate_bps: f64) -> f64 {
 
 /// Scenario configuration of an ISDA queue.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+// It draws from its own random stream, so the seed changes what it does (read by the sweep's
+// replication check through the schema).
+#[schemars(extend("x-draws-random" = true))]
 #[serde(deny_unknown_fields)]
 pub struct IsdaConfig {
     /// Rate measurement window. Default 1 s (no value in the seed).

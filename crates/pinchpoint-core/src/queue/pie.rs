@@ -51,6 +51,9 @@ const DEFAULT_LIMIT_PKTS: u32 = 1000;
 
 /// Scenario configuration of a PIE queue.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+// It draws from its own random stream, so the seed changes what it does (read by the sweep's
+// replication check through the schema).
+#[schemars(extend("x-draws-random" = true))]
 #[serde(deny_unknown_fields)]
 pub struct PieConfig {
     /// QDELAY_REF, the target queue delay. Default 15 ms (RFC 8033 s4).

@@ -31,6 +31,9 @@ fn default_pa() -> f64 {
 
 /// Scenario configuration of an RDA/FP queue.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+// It draws from its own random stream, so the seed changes what it does (read by the sweep's
+// replication check through the schema).
+#[schemars(extend("x-draws-random" = true))]
 #[serde(deny_unknown_fields)]
 pub struct RdaFpConfig {
     /// Pa, the fixed drop (mark) probability between the thresholds. Default 0.1 (the ns-2 RED

@@ -26,6 +26,9 @@ use serde::{Deserialize, Serialize};
 
 /// Scenario configuration of an RDA/VP queue.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+// It draws from its own random stream, so the seed changes what it does (read by the sweep's
+// replication check through the schema).
+#[schemars(extend("x-draws-random" = true))]
 #[serde(deny_unknown_fields)]
 pub struct RdaVpConfig {
     /// The fields every seed-001 policy shares (thresholds, average, ECN, buffer; see

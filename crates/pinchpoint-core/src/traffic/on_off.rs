@@ -22,6 +22,9 @@ pub enum PeriodDistribution {
 
 /// Parameters of `kind = "on_off"`.
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
+// It draws from its own random stream, so the seed changes what it does (read by the sweep's
+// replication check through the schema).
+#[schemars(extend("x-draws-random" = true))]
 #[serde(deny_unknown_fields)]
 pub struct OnOffConfig {
     /// Sending rate during on periods (bits on the wire per second).

@@ -23,6 +23,9 @@ pub enum Spacing {
 
 /// Parameters of `kind = "flash_crowd"`.
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
+// It draws from its own random stream, so the seed changes what it does (read by the sweep's
+// replication check through the schema).
+#[schemars(extend("x-draws-random" = true))]
 #[serde(deny_unknown_fields)]
 pub struct FlashCrowdConfig {
     /// Number of transfers.

@@ -12,6 +12,9 @@ use serde::{Deserialize, Serialize};
 
 /// Parameters of `kind = "poisson"`.
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
+// It draws from its own random stream, so the seed changes what it does (read by the sweep's
+// replication check through the schema).
+#[schemars(extend("x-draws-random" = true))]
 #[serde(deny_unknown_fields)]
 pub struct PoissonArrivalsConfig {
     /// Mean arrival rate, transfers per second.

@@ -31,6 +31,9 @@ fn ns2_object_size() -> TransferSizeConfig {
 
 /// Parameters of `kind = "webtraf"`.
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
+// It draws from its own random stream, so the seed changes what it does (read by the sweep's
+// replication check through the schema).
+#[schemars(extend("x-draws-random" = true))]
 #[serde(deny_unknown_fields)]
 pub struct WebTrafConfig {
     /// Number of sessions.

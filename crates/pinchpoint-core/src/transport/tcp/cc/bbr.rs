@@ -21,6 +21,9 @@ use serde::{Deserialize, Serialize};
 
 /// No parameters: BBR v1's constants are those of `tcp_bbr.c`.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, Default, schemars::JsonSchema)]
+// It draws from its own random stream, so the seed changes what it does (read by the sweep's
+// replication check through the schema).
+#[schemars(extend("x-draws-random" = true))]
 #[serde(deny_unknown_fields)]
 pub struct BbrConfig {}
 

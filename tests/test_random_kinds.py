@@ -1,0 +1,131 @@
+"""Which kinds draw random numbers is declared once, beside each config in its Rust file, and read
+through the schema (pinchpoint.registry.random_kinds); the sweep's replication check walks a
+scenario along the schema to find them (issue 9: adding a kind touches no list in Python).
+
+The declarations are checked against behaviour: a kind marked random gives different runs for
+two seeds in a small congested network, an unmarked one identical runs."""
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+import pinchpoint as pp
+from pinchpoint import _native
+from pinchpoint.registry import kinds, random_components, random_kinds
+from pinchpoint.sweep import seed_sources
+
+ROOT = Path(__file__).resolve().parents[1]
+
+#: Settings for kinds that cannot run from their bare name (or whose default would hide the
+#: randomness the kind may use). A kind added without defaults that run needs a line here.
+PARAMS = {
+    ("queue", "rda_fp"): {"min_que_pkts": 5, "max_que_pkts": 15},
+    ("queue", "rda_vp"): {"min_que_pkts": 5, "max_que_pkts": 15},
+    ("queue", "isda"): {"min_que_pkts": 5, "max_que_pkts": 15},
+    ("workload", "file"): {"size": "2MB"},
+    ("workload", "cbr"): {"rate": "2Mbps", "packet_size": 1000},
+    ("workload", "poisson"): {"rate": "2Mbps", "packet_size": 1000},
+    ("workload", "on_off"): {"rate": "4Mbps", "packet_size": 1000, "on": "100ms", "off": "100ms",
+                             "distribution": "exponential"},
+    ("workload", "square_wave"): {"rate": "4Mbps", "packet_size": 1000, "period": "200ms"},
+    ("hook", "ce_threshold"): {"threshold_pkts": 5},
+    ("loss", "bernoulli"): {"p": 0.01},
+    ("loss", "gilbert_elliott"): {"p_gb": 0.01, "p_bg": 0.3},
+    ("arrival", "poisson"): pp.poisson_arrivals(20.0, pp.size("fixed", pkts=10)),
+    ("arrival", "flash_crowd"): pp.flash_crowd(50, 50.0, "0.5s", pp.size("fixed", pkts=10)),
+    ("arrival", "webtraf"): pp.webtraf(4, 3),
+}
+
+#: Flow settings a kind needs beside its own table.
+FLOW_NEEDS = {("cc", "dctcp"): {"tcp": {"ecn": True}},
+              ("cc", "none"): {"tcp": {"receiver": {"kind": "fixed", "window_pkts": 10}}}}
+
+
+def _table(family: str, kind: str) -> dict:
+    p = PARAMS.get((family, kind), {})
+    return dict(p) if family == "arrival" else {"kind": kind, **p}
+
+
+def _scenario(family: str, kind: str, seed: int) -> pp.Scenario:
+    """Three TCP flows through a 5 Mbit/s bottleneck with the kind under test in its place."""
+    s = pp.Scenario("seed-check", duration="2s", seed=seed)
+    s.host("a").host("b").router("r")
+    bottleneck: dict = {"queue": {"kind": "droptail", "limit_pkts": 30}}
+    if family == "queue":
+        bottleneck["queue"] = _table(family, kind)
+    elif family == "hook":
+        bottleneck["hooks"] = [_table(family, kind)]
+    elif family == "loss":
+        bottleneck["loss"] = _table(family, kind)
+    s.link("a", "r", rate="100Mbps", delay="1ms").link("r", "b", rate="5Mbps", delay="10ms", **bottleneck)
+    for i in range(3):
+        flow: dict = {"start": f"{i * 0.1}s"}
+        if family == "cc":
+            flow["cc"] = _table(family, kind)
+        elif family == "receiver":
+            flow["tcp"] = {"receiver": _table(family, kind)}
+            flow["cc"] = "none" if kind == "atn" else None
+        elif family == "workload" and i == 0:
+            flow["workload"] = _table(family, kind)
+            if kind in ("cbr", "poisson", "on_off", "square_wave"):
+                flow["transport"] = "udp"
+        flow.update(FLOW_NEEDS.get((family, kind), {}))
+        s.flow(f"f{i}", "a", "b", **{k: v for k, v in flow.items() if v is not None})
+    if family == "arrival":
+        s.arrivals("t", "a", "b", _table(family, kind))
+    return s
+
+
+def _fingerprint(s: pp.Scenario) -> str:
+    r = pp.run(s)
+    flows = r.flows[["flow", "delivered_bytes", "sent_pkts", "lost_pkts"]].to_dict("records")
+    ports = r.ports[["port", "tx_pkts", "drops", "marks"]].to_dict("records")
+    return json.dumps([flows, ports, int(r.meta["events"])], default=str)
+
+
+CASES = [(f, k) for f, names in kinds().items() for k in names]
+
+
+@pytest.mark.parametrize("family, kind", CASES, ids=[f"{f}-{k}" for f, k in CASES])
+def test_a_kind_is_marked_random_exactly_when_the_seed_changes_its_runs(family, kind):
+    a, b = (_fingerprint(_scenario(family, kind, seed)) for seed in (1, 2))
+    marked = kind in random_kinds()[family]
+    assert (a != b) == marked, (f"{family} `{kind}`: runs {'differ' if a != b else 'are identical'} across seeds but "
+                                f"the kind is {'' if marked else 'not '}marked x-draws-random in its config")
+
+
+def test_the_marked_kinds_include_the_known_random_ones_and_no_deterministic_one():
+    r = random_kinds()
+    assert {"red", "pie", "rda_fp", "rda_vp", "isda"} <= set(r["queue"])
+    assert not {"droptail", "codel", "fq_codel", "priority", "rda", "sda"} & set(r["queue"])
+    assert set(r["loss"]) == {"bernoulli", "gilbert_elliott"} and r["hook"] == [] and r["receiver"] == []
+    assert set(r["arrival"]) == {"poisson", "flash_crowd", "webtraf"} and r["cc"] == ["bbr"]
+
+
+def test_the_replication_check_finds_random_kinds_in_every_place_the_format_allows():
+    s = pp.Scenario("places", duration="1s")
+    s.host("a").host("b").router("r")
+    s.link("a", "r", rate="100Mbps", delay="1ms", queue_ba={"kind": "pie"}, loss={"kind": "bernoulli", "p": 0.01})
+    s.link("r", "b", rate="5Mbps", delay="10ms", queue="red", hooks=[{"kind": "ce_threshold", "threshold_pkts": 5}])
+    s.flow("f1", "a", "b", cc="bbr", start_jitter="10ms")
+    s.flow("f2", "a", "b", transport="udp", workload={"kind": "poisson", "rate": "1Mbps", "packet_size": 500})
+    s.flow("f3", "a", "b", cc={"kind": "cubic"})
+    s.arrivals("web", "a", "b", pp.webtraf(2, 2))
+    assert random_components(s.to_dict()) == sorted([
+        "links.a->r.queue_ba=pie", "links.a->r.loss=bernoulli", "links.r->b.queue=red", "flows.f1.cc=bbr",
+        "flows.f2.workload=poisson", "arrivals.web.process=webtraf"])
+    assert seed_sources(s.to_dict())[0] == "flows.f1.start_jitter"
+
+
+def test_every_kind_named_in_the_readme_and_docs_exists():
+    accepted = set(re.findall(r'"const":\s*"([a-z_0-9]+)"', _native.json_schema()))
+    accepted |= {n for names in kinds().values() for n in names}
+    stale = []
+    for path in [ROOT / "README.md", ROOT / "DESIGN.md", *sorted((ROOT / "docs").rglob("*.md"))]:
+        for m in re.finditer(r'kind\s*=\s*"([a-z_0-9]+)"|"kind":\s*"([a-z_0-9]+)"', path.read_text()):
+            name = m.group(1) or m.group(2)
+            if name not in accepted:
+                stale.append(f"{path.relative_to(ROOT)}: {name}")
+    assert not stale, stale
