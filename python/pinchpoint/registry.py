@@ -87,6 +87,16 @@ def _kind_of(alt: dict[str, Any]) -> str | None:
     return k.get("const") if isinstance(k, dict) else None
 
 
+def kind_fields(family: str, kind: str) -> set[str] | None:
+    """The field names of `kind`'s table in `family` (``kind`` included); None if the build
+    has no such kind."""
+    defs = _schema()["$defs"]
+    for a in _alternatives(defs[FAMILIES[family][0]], defs):
+        if _kind_of(a) == kind:
+            return set(a["properties"])
+    return None
+
+
 @cache
 def random_kinds() -> dict[str, list[str]]:
     """{family: sorted names of the kinds that draw random numbers} for every family in

@@ -4,12 +4,10 @@ dumbbell of ``scenarios/seeds/slowcc/dumbbell.toml`` with the experiment's flows
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
-from functools import cache
 from typing import Any
 
-from ... import _native
+from ...registry import kind_fields
 from ...scenario import Scenario
 from .. import scenarios_dir
 
@@ -77,31 +75,9 @@ BERNOULLI_SET = ["TCP(1/2)", "TFRC(6)", "TCP(1/8)", "TCP(1/256)", "SQRT(1/2)", "
 
 # ---- what the installed build offers ---------------------------------------------------------
 
-@cache
-def _schema() -> dict[str, Any]:
-    return json.loads(_native.json_schema())
-
-
-def _kind_properties(kind: str) -> set[str] | None:
-    """Property names of the schema table whose `kind` is `kind` (None: no such kind)."""
-    found: list[set[str]] = []
-
-    def walk(node: Any) -> None:
-        if isinstance(node, dict):
-            props = node.get("properties")
-            if isinstance(props, dict) and "kind" in props:
-                k = props["kind"]
-                names = [k.get("const")] + list(k.get("enum", []))
-                if kind in names:
-                    found.append(set(props))
-            for v in node.values():
-                walk(v)
-        elif isinstance(node, list):
-            for v in node:
-                walk(v)
-
-    walk(_schema())
-    return found[0] if found else None
+def _kind_properties(kind: str, family: str = "cc") -> set[str] | None:
+    """Field names of `kind`'s table in `family` (None: the build has no such kind)."""
+    return kind_fields(family, kind)
 
 
 def _cc_config(v: Variant) -> dict[str, Any] | None:
@@ -128,7 +104,7 @@ def available(v: Variant) -> bool:
 
 
 def red_available() -> bool:
-    return _kind_properties("red") is not None
+    return _kind_properties("red", "queue") is not None
 
 
 # ---- scenario building -----------------------------------------------------------------------
