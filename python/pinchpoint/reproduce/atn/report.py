@@ -11,6 +11,7 @@ import numpy as np
 
 from ...report import Claim, claims_table
 from ...stats import running_time_mean
+from ..jobs import Job, run_jobs
 from .analysis import Run, paper_kb_per_s, ratio_distribution
 from .scenarios import (
     ACCESS_RATE_BPS,
@@ -482,17 +483,11 @@ def reproduce(out_dir: Path, quick: bool = False, progress: Callable[[str, float
             stems.append(f"exercise{ex}_{v}")
             if ex == 5:
                 stems.append(f"exercise5_{v}_priority")
-    runs: dict[str, Run] = {}
-    total = len(stems) + len(variants)
-    for i, stem in enumerate(stems):
-        if progress:
-            progress(stem, i / total)
-        runs[stem] = Run(sdir / f"{stem}.toml")
-    dists: dict[str, dict[str, dict[str, Any]]] = {}
-    for j, v in enumerate(variants):
-        if progress:
-            progress(f"timing perturbations ({v})", (len(stems) + j) / total)
-        dists[v] = _distributions(v, n_pert)
+    out = run_jobs([Job(stem, lambda stem=stem: Run(sdir / f"{stem}.toml")) for stem in stems]
+                   + [Job(f"timing perturbations ({v})", lambda v=v: _distributions(v, n_pert)) for v in variants],
+                   progress)
+    runs: dict[str, Run] = {stem: o.value for stem, o in zip(stems, out)}
+    dists: dict[str, dict[str, dict[str, Any]]] = {v: o.value for v, o in zip(variants, out[len(stems):], strict=True)}
     if progress:
         progress("report", 1.0)
 

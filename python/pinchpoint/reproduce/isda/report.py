@@ -11,6 +11,7 @@ import pandas as pd
 
 from ...report import Claim, claims_table
 from ...stats import binned_time_means
+from ..jobs import Job, run_jobs
 from .analysis import run, summarise
 from .scenarios import (
     BIN_S,
@@ -220,31 +221,24 @@ def reproduce(out_dir: Path, quick: bool = False, progress: Callable[[str, float
     todo = [(m, p, None) for m in MIXES for p in POLICIES] + [(m, "isda_drop_all", DROP_ALL) for m in MIXES]
     seeds = SEEDS_QUICK if quick else SEEDS_FULL
     seed_todo = [(p, sd) for p in ("rda_vp", "sda", "isda") for sd in seeds[1:]]
-    total = len(todo) + len(seed_todo) + (2 if quick else len(SENSITIVITY)) + 1
-    done = 0
-
-    def tick(label: str) -> None:
-        if progress:
-            progress(label, 0.95 * done / total)
-
-    for mix, pol, over in todo:
-        tick(f"{mix}/{LABEL[pol]}")
-        results[(mix, pol)] = run(mix, "isda" if pol == "isda_drop_all" else pol, duration, overrides=over)
-        done += 1
-    tick("ISDA, TCP only, first 10 s")
-    early = {"total": float(results[("tcp", "isda")]["port"]["drops_policy"]),
-             "by_10s": float(run("tcp", "isda", min(duration, 10.0))["port"]["drops_policy"])}
-    done += 1
+    sens_todo = SENSITIVITY[:2] if quick else SENSITIVITY
+    jobs = [Job(f"{mix}/{LABEL[pol]}", lambda mix=mix, pol=pol, over=over:
+                run(mix, "isda" if pol == "isda_drop_all" else pol, duration, overrides=over))
+            for mix, pol, over in todo]
+    jobs.append(Job("ISDA, TCP only, first 10 s",
+                    lambda: float(run("tcp", "isda", min(duration, 10.0))["port"]["drops_policy"])))
+    jobs += [Job(f"mixed/{LABEL[pol]} seed {sd}", lambda pol=pol, sd=sd: summarise(run("mixed", pol, duration, seed=sd)))
+             for pol, sd in seed_todo]
+    jobs += [Job(label, lambda pol=pol, over=over: summarise(run("mixed", pol, duration, overrides=over)))
+             for label, pol, over in sens_todo]
+    out = iter(o.value for o in run_jobs(jobs, progress, span=(0.0, 0.95)))
+    for mix, pol, _ in todo:
+        results[(mix, pol)] = next(out)
+    early = {"total": float(results[("tcp", "isda")]["port"]["drops_policy"]), "by_10s": next(out)}
     by_seed: dict[str, list[dict[str, float]]] = {p: [] for p in ("rda_vp", "sda", "isda")}
-    for pol, sd in seed_todo:
-        tick(f"mixed/{LABEL[pol]} seed {sd}")
-        by_seed[pol].append(summarise(run("mixed", pol, duration, seed=sd)))
-        done += 1
-    sens: list[tuple[str, dict[str, float]]] = []
-    for label, pol, over in SENSITIVITY[:2] if quick else SENSITIVITY:
-        tick(label)
-        sens.append((label, summarise(run("mixed", pol, duration, overrides=over))))
-        done += 1
+    for pol, _ in seed_todo:
+        by_seed[pol].append(next(out))
+    sens: list[tuple[str, dict[str, float]]] = [(label, next(out)) for label, _, _ in sens_todo]
     if progress:
         progress("figures", 0.97)
     rows = {key: summarise(res) for key, res in results.items()}
