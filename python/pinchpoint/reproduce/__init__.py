@@ -1,13 +1,17 @@
-"""Reproductions of the seed documents' experiments: one module per document.
+"""Reproductions of the seed documents' experiments: one package per document, split into
+``scenarios`` (what runs, the document's numbers), ``analysis`` (running and reducing a run) and
+``report`` (tables through :func:`pinchpoint.report.rows_table`, figures, claims), running its
+work through :func:`pinchpoint.reproduce.jobs.run_jobs`; ``eca`` is split by experiment instead
+(parking lot, HTTP, LAN).
 
-Each module defines ``reproduce(out_dir, quick=False, progress=None) -> Path``: it builds the
+Each package defines ``reproduce(out_dir, quick=False, progress=None) -> Path``: it builds the
 document's scenarios (files under ``scenarios/seeds/<name>/``), runs every variant, and writes a
 one-page report (``report.md`` plus PNG figures) into ``out_dir``; :func:`run` renders it
 again as ``report.html`` (figures embedded) and ``pinchpoint reproduce all`` writes an
 ``index.html`` linking them, returning the report's path.
 ``progress(label, fraction)`` is called as runs complete. ``quick`` shortens runs for tests.
 
-Adding a reproduction: its module here and one line in ``REPRODUCTIONS``.
+Adding a reproduction: its package here and one line in ``REPRODUCTIONS``.
 """
 
 from __future__ import annotations

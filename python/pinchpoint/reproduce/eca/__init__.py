@@ -16,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ...report import rows_table
 from ..jobs import Job, run_jobs
 from . import http, lan
 from . import parking_lot as pl
@@ -161,6 +162,23 @@ def _verdict(ok: bool) -> str:
     from ...report import verdict
 
     return verdict(ok)
+
+
+#: The report's tables: (header, cell template or function of the row).
+GRID_COLUMNS = [("variant", "{variant}"), ("Mbit/s", "{rate_mbps:g}"), ("ms", "{delay_ms:g}"),
+                ("util", "{utilisation:.3f}"), ("CoV", "{cov:.2f}"), ("h total", "{h_total:.3f}"),
+                ("v total", "{v_total:.3f}"),
+                ("wall s", lambda r: "" if r["wall_s"] is None or r["wall_s"] != r["wall_s"] else f"{r['wall_s']:.1f}")]
+HTTP_COLUMNS = [("variant", "{label}"), ("requests", "{n}"), ("completed", "{completed}"),
+                ("outliers (>= 6 s)", lambda r: f"{r['outliers']} ({100 * r['outlier_frac']:.1f}%)"),
+                ("in [6,7) / [12,13) / [18,19) s", lambda r: f"{r['bands'][1]} / {r['bands'][2]} / {r['bands'][3]}"),
+                ("median under 20 pkts", lambda r: f"{r['small_median_s'] * 1e3:.0f} ms"),
+                ("IQR", lambda r: f"{r['small_iqr_s'] * 1e3:.0f} ms")]
+
+
+def _claims_table(section: str, claims: list[tuple[str, str, bool]]) -> list[str]:
+    """(claim, ours, agrees) rows as the claims table of ``section``."""
+    return rows_table([(f"claim ({section})", "{0}"), ("ours", "{1}"), ("verdict", lambda c: _verdict(c[2]))], claims)
 
 
 def _claims(rows: list[dict[str, Any]], hist: dict[str, dict[str, Any]]) -> list[str]:
@@ -310,12 +328,7 @@ def _report(rows, hist, values, duration_s, quick, grid_wall, hist_wall) -> list
             h = hist[key]
             lines.append(f"- RED {key}: vertical median delay {h['v_median']:.0f} ms, 99th percentile {h['v_p99']:.0f} ms, "
                          f"utilisation {h['utilisation']:.3f}.")
-    lines += ["", "## Grid (per run)", "", "| variant | Mbit/s | ms | util | CoV | h total | v total | wall s |",
-              "|---|---|---|---|---|---|---|---|"]
-    for r in rows:
-        w = r["wall_s"]
-        lines.append(f"| {r['variant']} | {r['rate_mbps']:g} | {r['delay_ms']:g} | {r['utilisation']:.3f} | {r['cov']:.2f} | "
-                     f"{r['h_total']:.3f} | {r['v_total']:.3f} | {'' if w is None or w != w else f'{w:.1f}'} |")
+    lines += ["", "## Grid (per run)", ""] + rows_table(GRID_COLUMNS, rows)
     lines += ["", "## Not reproduced", "",
               "- Section V.C (figure 13, the routed prototype's parking lot): the prototype's differences from the "
               "simulation are its 8-bit LOAD field and a reflector every 100 ms instead of on every ack; neither is "
@@ -333,18 +346,9 @@ def _http_report(results: dict[str, dict[str, Any]], duration_s: float, wall_s: 
              "to its last byte acknowledged, for requests arriving after the first 10% of the run; an outlier is a "
              f"response of at least the initial RTO. Measured HTTP load of a router link: {t['http_load']:.0%} of its "
              "rate (ParetoII sizes of shape 1.2 have a heavy tail: over a finite run the mean of the sizes drawn falls "
-             "short of the distribution's mean of 10 packets, which sets the number of sessions).", "",
-             "| variant | requests | completed | outliers (>= 6 s) | in [6,7) / [12,13) / [18,19) s | median under 20 pkts | IQR |",
-             "|---|---|---|---|---|---|---|"]
-    for name, _, _ in http.VARIANTS:
-        r = results[name]
-        lines.append(f"| {http.LABEL[name]} | {r['n']} | {r['completed']} | {r['outliers']} ({100 * r['outlier_frac']:.1f}%) | "
-                     f"{r['bands'][1]} / {r['bands'][2]} / {r['bands'][3]} | {r['small_median_s'] * 1e3:.0f} ms | "
-                     f"{r['small_iqr_s'] * 1e3:.0f} ms |")
-    lines += ["", "| claim (s4.B.4) | ours | verdict |", "|---|---|---|"]
-    for claim, ours, ok in http.claims(results):
-        lines.append(f"| {claim} | {ours} | {_verdict(ok)} |")
-    return lines
+             "short of the distribution's mean of 10 packets, which sets the number of sessions).", ""]
+    lines += rows_table(HTTP_COLUMNS, [{"label": http.LABEL[name], **results[name]} for name, _, _ in http.VARIANTS])
+    return lines + [""] + _claims_table("s4.B.4", http.claims(results))
 
 
 def _lan_report(results: dict[str, dict[str, Any]], wall_s: float) -> list[str]:
@@ -352,10 +356,8 @@ def _lan_report(results: dict[str, dict[str, Any]], wall_s: float) -> list[str]:
              "Six experiments of " + f"{lan.DURATION_S:g} s ({wall_s:.0f} s of wall time in all); the model of the "
              "shared medium and every choice the seed leaves open are in `python/pinchpoint/reproduce/eca/lan.py`. "
              "Losses 'once settled' are counted from the UDP sequence numbers delivered in the measurement window "
-             "(10 s after a change of load to the next change).", "",
-             "| claim (s5.D) | ours | verdict |", "|---|---|---|"]
-    for claim, ours, ok in lan.claims(results):
-        lines.append(f"| {claim} | {ours} | {_verdict(ok)} |")
+             "(10 s after a change of load to the next change).", ""]
+    lines += _claims_table("s5.D", lan.claims(results))
     ce = results["c_eca"]
     lines += ["", f"In c) with ECA the best-effort flows get {sum(ce['be']):.2f} Mbit/s although the media stream "
               f"({ce['video_rate']:.2f} Mbit/s mean) and the CBR flows leave about "
