@@ -293,7 +293,7 @@ def crossval(
         out_console.print(t)
     out_console.print("ns-3: wall time is Simulator::Run with FlowMonitor and the 10 ms samplers installed; fct is the "
                       "arrival of the last data byte (pinchpoint: its acknowledgement); goodput and Jain's index use each "
-                      "flow's active time; mean cwnd over 10 ms samples (pinchpoint: over its series, if the scenario has "
+                      "flow's active time; median cwnd over 10 ms samples (pinchpoint: over its series, if the scenario has "
                       "metrics.series_interval).", highlight=False)
 
 
@@ -307,7 +307,7 @@ def crossval_tables(cmp: dict) -> list[Table]:
 
     ft = Table(title=f"flows ({Path(cmp['scenario']).name}): pinchpoint | ns-3")
     for c in ("flow", "kind", "goodput pp", "goodput ns3", "ratio", "fct pp", "fct ns3", "lost pp", "lost ns3",
-              "retx pp", "retx ns3", "mean cwnd pp", "mean cwnd ns3"):
+              "retx pp", "retx ns3", "median cwnd pp", "median cwnd ns3"):
         ft.add_column(c, justify="left" if c in ("flow", "kind") else "right")
     for r in cmp["flows"]:
         p, n = r["pinchpoint"], r["ns3"]
@@ -315,8 +315,8 @@ def crossval_tables(cmp: dict) -> list[Table]:
         kind = f"{r['transport']}/{r['workload']}" + (f" ({r['cc'].removeprefix('ns3::')})" if r.get("cc") else "")
         ft.add_row(r["flow"], kind, f(p["goodput_bps"], "bps"), f(n["goodput_bps"], "bps"),
                    f"{ratio:.3f}", f(p["fct_s"], "s"), f(n["fct_s"], "s"), i(p["lost_pkts"]), i(n["lost_pkts"]),
-                   i(p.get("retx_pkts")), i(n.get("retx_pkts")), f(p.get("cwnd_mean_bytes"), "B"),
-                   f(n.get("cwnd_mean_bytes"), "B"))
+                   i(p.get("retx_pkts")), i(n.get("retx_pkts")), f(p.get("cwnd_median_bytes"), "B"),
+                   f(n.get("cwnd_median_bytes"), "B"))
     pt = Table(title="ports that dropped or queued")
     for c in ("port", "drops pp", "drops ns3", "mean queue pp (pkts)", "mean queue ns3 (pkts, sampled)"):
         pt.add_column(c, justify="left" if c == "port" else "right")

@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import statistics
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -34,7 +35,7 @@ def run_ns3(path: str | Path, sim_s: float | None = None) -> dict:
 
 
 def compare(path: str | Path, sim_s: float | None = None) -> dict:
-    """Run ``path`` on both simulators: per-flow rows (goodput, fct, losses, retransmissions, mean
+    """Run ``path`` on both simulators: per-flow rows (goodput, fct, losses, retransmissions, median
     window), ports that dropped on either side (drops, sampled mean queue), and a summary (aggregate
     goodput, Jain's index over the TCP flows, drops, wall times)."""
     from .. import api
@@ -52,10 +53,12 @@ def compare(path: str | Path, sim_s: float | None = None) -> dict:
         pp = {"goodput_bps": float(p["goodput_bps"]), "fct_s": _num(p["fct_s"]), "lost_pkts": int(p["lost_pkts"]),
               "completed": bool(p["completed"]), "delivered_bytes": int(p["delivered_bytes"]),
               "retx_pkts": int(p["retx_pkts"])}
+        # Median, not mean: ns-3 3.44's TcpBbr can hold cwnd = 2^32 - 1 for a few samples (docs/crossval-cubic-bbr.md).
         if f["transport"] == "tcp" and series is not None and len(series):
-            pp["cwnd_mean_bytes"] = float(series.loc[series["flow"] == f["name"], "cwnd_bytes"].mean())
+            pp["cwnd_median_bytes"] = float(series.loc[series["flow"] == f["name"], "cwnd_bytes"].median())
         if n.get("cwnd_bytes"):
-            n["cwnd_mean_bytes"] = sum(n["cwnd_bytes"]) / len(n["cwnd_bytes"])
+            n["cwnd_median_bytes"] = float(statistics.median(n["cwnd_bytes"]))
+            n["cwnd_max_bytes"] = max(n["cwnd_bytes"])
         flows.append({"flow": f["name"], "transport": f["transport"], "workload": f["workload"], "cc": f.get("cc"),
                       "pinchpoint": pp, "ns3": n})
     pp_ports = {r["port"]: r for r in res.ports.to_dict("records")}
@@ -134,7 +137,7 @@ STUDY_GRID = [(cc, n, rtt, buf) for cc in ("cubic", "bbr") for n in (2, 4) for r
 
 def study(out_dir: Path, grid=STUDY_GRID, duration_s: float = 60.0) -> list[dict]:
     """Runs every dumbbell of ``grid`` on both simulators; writes each scenario file and
-    ``study.json`` (one row per run: per-flow goodput, retransmissions and mean window, Jain's
+    ``study.json`` (one row per run: per-flow goodput, retransmissions and median window, Jain's
     index, bottleneck drops and mean queue on both sides) into ``out_dir``."""
     out_dir.mkdir(parents=True, exist_ok=True)
     rows = []
@@ -148,7 +151,8 @@ def study(out_dir: Path, grid=STUDY_GRID, duration_s: float = 60.0) -> list[dict
             row[side] = {
                 "goodput_mbps": [f[side]["goodput_bps"] / 1e6 for f in c["flows"]],
                 "retx_pkts": [f[side].get("retx_pkts") for f in c["flows"]],
-                "cwnd_mean_pkts": [(f[side].get("cwnd_mean_bytes") or 0) / 1448 for f in c["flows"]],
+                "cwnd_median_pkts": [(f[side].get("cwnd_median_bytes") or 0) / 1448 for f in c["flows"]],
+                "cwnd_max_pkts": [(f[side].get("cwnd_max_bytes") or 0) / 1448 for f in c["flows"]],
                 "jain": c["summary"][side]["jain_tcp"],
                 "drops": bott[side]["drops"] if bott else 0,
                 "queue_pkts_mean": bott[side].get("queue_pkts_mean") if bott else None,
@@ -156,12 +160,65 @@ def study(out_dir: Path, grid=STUDY_GRID, duration_s: float = 60.0) -> list[dict
         rows.append(row)
         print(json.dumps(row), flush=True)
     (out_dir / "study.json").write_text(json.dumps(rows, indent=1))
+    (out_dir / "study.md").write_text(study_markdown(rows))
     return rows
+
+
+def study_markdown(rows: list[dict]) -> str:
+    """One Markdown table row per run: pinchpoint | ns-3 for each measure."""
+    def pair(r, key, fmt):
+        return " | ".join(fmt(r[side][key]) for side in ("pinchpoint", "ns3"))
+
+    flows = lambda xs: " / ".join(f"{x:.2f}" for x in xs)            # noqa: E731
+    ints = lambda xs: " / ".join(str(x) for x in xs)                 # noqa: E731
+    cw = lambda xs: " / ".join(f"{x:.0f}" for x in xs)               # noqa: E731
+    out = ["| cc | N | RTT ms | buffer BDP | goodput Mbit/s pp | ns-3 | Jain pp | ns-3 | drops pp | ns-3 "
+           "| mean queue pp | ns-3 | retx pp | ns-3 | median cwnd pp (seg) | ns-3 |", "|" + "---|" * 16]
+    for r in rows:
+        out.append(f"| {r['cc']} | {r['n_flows']} | {r['rtt_ms']} | {r['buffer_bdp']:g} | "
+                   f"{pair(r, 'goodput_mbps', flows)} | {pair(r, 'jain', lambda x: f'{x:.3f}')} | "
+                   f"{pair(r, 'drops', str)} | {pair(r, 'queue_pkts_mean', lambda x: f'{x or 0:.1f}')} | "
+                   f"{pair(r, 'retx_pkts', ints)} | {pair(r, 'cwnd_median_pkts', cw)} |")
+    return "\n".join(out) + "\n"
+
+
+def plot_cwnd(path: Path, png: Path) -> dict:
+    """Runs ``path`` on both simulators and draws every TCP flow's window (10 ms samples) from both
+    into ``png``: one panel per simulator. Returns the comparison."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from .. import api
+
+    c = compare(path)
+    series = api.run(path).flow_series.to_pandas()
+    fig, axes = plt.subplots(2, 1, figsize=(8, 5), sharex=True, sharey=True)
+    for f in c["flows"]:
+        s = series[series["flow"] == f["flow"]]
+        axes[0].plot(s["t_s"], s["cwnd_bytes"] / 1448, lw=0.8, label=f["flow"])
+        n = f["ns3"].get("cwnd_bytes") or []
+        step = c["summary"]["ns3"]["sim_end_s"] / max(len(n), 1)
+        axes[1].plot([step * (k + 1) for k in range(len(n))], [x / 1448 for x in n], lw=0.8, label=f["flow"])
+    for ax, title in zip(axes, ("pinchpoint", "ns-3 3.44")):
+        ax.set_title(f"{title}: {Path(path).stem}", fontsize=9)
+        ax.set_ylabel("cwnd (segments)")
+        ax.legend(fontsize=7, loc="upper right")
+    axes[1].set_xlabel("time (s)")
+    fig.tight_layout()
+    fig.savefig(png, dpi=110)
+    return c
 
 
 if __name__ == "__main__":
     ap = argparse.ArgumentParser(description="The CUBIC/BBR cross-validation study against ns-3.")
     ap.add_argument("--study", type=Path, required=True, help="output directory")
     ap.add_argument("--duration-s", type=float, default=60.0)
+    ap.add_argument("--plot", type=Path, nargs="*", default=[], help="scenario files: draw their windows into "
+                    "OUT_DIR/<name>-cwnd.png instead of running the grid")
     a = ap.parse_args()
-    study(a.study, duration_s=a.duration_s)
+    for p in a.plot:
+        plot_cwnd(p, a.study / f"{p.stem}-cwnd.png")
+    if not a.plot:
+        study(a.study, duration_s=a.duration_s)
