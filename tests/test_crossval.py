@@ -124,6 +124,8 @@ REFUSED = [
     ("handshake", lambda s: s["flows"][0].update(tcp={"handshake": True}), "flows[0].tcp.handshake"),
     ("unknown flow field", lambda s: s["flows"][0].update(shaper_x=1), "flows[0].shaper_x"),
     ("mixed cc", lambda s: s["flows"].append({"name": "g", "src": "a", "dst": "b", "cc": "cubic"}), "flows[2].cc"),
+    ("mixed cubic beta", lambda s: s["flows"][0].update(cc="cubic") or s["flows"].append(
+        {"name": "g", "src": "a", "dst": "b", "cc": {"kind": "cubic", "beta": 0.8}}), "flows[2].cc"),
     ("shaper", lambda s: s["flows"][0].update(shaper={"rate": "1Mbps", "bucket": "3KB"}), "flows[0].shaper"),
     ("priority", lambda s: s["flows"][0].update(priority=1), "flows[0].priority"),
     ("jitter", lambda s: s["flows"][0].update(start_jitter="100ms"), "flows[0].start_jitter"),

@@ -200,9 +200,8 @@ class _Translator:
             raise self.no(f"{fld}.tcp.packets_per_segment", "must be 1 (ns-3 sends one packet per segment)")
         sack = t.get("sack", t.get("recovery") not in ("reno", "newreno"))
         prr = bool(sack) and t.get("prr", True)
-        pacing = bool(t.get("pacing", False)) or kind == "bbr"   # BBR always paces, in both simulators
-        if kind == "bbr" and t.get("pacing") is False:
-            self.caveats.append(f"{fld}.tcp.pacing: BBR paces whatever the setting, in pinchpoint and in ns-3")
+        # BBR paces whatever tcp.pacing says, in pinchpoint (docs/algorithms/bbr.md) and in ns-3 (InitPacingRate).
+        pacing = bool(t.get("pacing", False)) or kind == "bbr"
         if abs(parse_time(t.get("max_rto", 60.0)) - 60.0) > 1e-9:
             self.caveats.append(f"{fld}.tcp.max_rto: ns-3 caps the RTO at 60 s regardless")
         for k in ("header_bytes", "ack_bytes"):
@@ -288,13 +287,14 @@ class _Translator:
         # Config::SetDefault applies to every socket at once: the TCP flows must agree.
         tcp = [(i, f) for i, f in enumerate(flows) if f["transport"] == "tcp"]
         defaults: dict[str, str] = dict(BASELINE)
+        cc_types = {t for t, _ in CONTROLLERS.values()} | {"ns3::TcpL4Protocol"}
         for i, f in tcp:
             if f["ns3_defaults"] != tcp[0][1]["ns3_defaults"]:
                 diff = sorted(k for k in set(f["ns3_defaults"]) | set(tcp[0][1]["ns3_defaults"])
                               if f["ns3_defaults"].get(k) != tcp[0][1]["ns3_defaults"].get(k))
-                raise self.no(f"flows[{i}].tcp" if "SocketType" not in str(diff) else f"flows[{i}].cc",
-                              f"differs from flows[{tcp[0][0]}] ({', '.join(diff)}); the ns-3 side sets TCP "
-                              "attributes for every socket at once (Config::SetDefault)")
+                table = "cc" if any(k.rsplit("::", 1)[0] in cc_types and "Recovery" not in k for k in diff) else "tcp"
+                raise self.no(f"flows[{i}].{table}", f"differs from flows[{tcp[0][0]}] ({', '.join(diff)}); the ns-3 "
+                              "side sets TCP attributes for every socket at once (Config::SetDefault)")
         if tcp:
             defaults.update(tcp[0][1]["ns3_defaults"])
         for _, f in tcp:
