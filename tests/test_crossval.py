@@ -1,4 +1,5 @@
-"""Cross-check against ns-3: the subset checker and unit parser (pure Python), one slow ns-3 run."""
+"""Cross-check against ns-3: the translator (subset checks, generated ns-3 configuration, refusals; pure
+Python, no ns-3 needed) and slow runs on both simulators (skipped without the ns3 bindings)."""
 
 import copy
 import math
@@ -8,7 +9,9 @@ from pathlib import Path
 import pytest
 
 import pinchpoint
-from pinchpoint.crossval import ns3_scenario as x
+from pinchpoint.crossval import compare as xc
+from pinchpoint.crossval import ns3_run
+from pinchpoint.crossval import translate as x
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "scenarios" / "examples" / "crossval_two_flows.toml"
@@ -55,10 +58,14 @@ def test_translate_base():
     assert f["max_bytes"] == 0 and f["port"] != u["port"]
     assert u["interval_s"] == pytest.approx(1000 * 8 / 1e6)
     assert u["stop_s"] == pytest.approx(3.0)
-    assert plan["tcp_settings"]["ns3::TcpSocket::SegmentSize"] == "1448"
-    assert plan["tcp_settings"]["ns3::TcpSocket::DelAckCount"] == "1"
-    # Default TCP recovers with SACK + PRR here; the ns-3 side runs TcpClassicRecovery.
-    assert len(plan["caveats"]) == 1 and "tcp.prr" in plan["caveats"][0]
+    d = plan["ns3_defaults"]
+    assert d["ns3::TcpSocket::SegmentSize"] == "1448"
+    assert d["ns3::TcpSocket::DelAckCount"] == "1"
+    assert d["ns3::TcpL4Protocol::SocketType"] == "ns3::TcpNewReno"
+    # Default TCP recovers with SACK + PRR (RFC 6937, slow-start reduction bound): ns-3's TcpPrrRecovery.
+    assert d["ns3::TcpL4Protocol::RecoveryType"] == "ns3::TcpPrrRecovery"
+    assert d["ns3::TcpSocketState::EnablePacing"] == "false"
+    assert plan["caveats"] == []
 
 
 def test_translate_tcp_settings_and_queues():
@@ -69,10 +76,11 @@ def test_translate_tcp_settings_and_queues():
     s["links"][1]["queue_ba"] = {"kind": "droptail", "limit_bytes": "30KB"}
     s["links"][1]["rate_ba"] = "1Mbps"
     plan = x.translate(s, "t.toml")
-    t = plan["tcp_settings"]
+    t = plan["ns3_defaults"]
     assert t["ns3::TcpSocket::SegmentSize"] == "1000"
     assert t["ns3::TcpSocket::InitialCwnd"] == "4"
-    assert t["ns3::TcpSocketBase::MinRto"] == "1.0s"
+    assert t["ns3::TcpSocketBase::MinRto"] == "1000000000000ps"
+    assert t["ns3::TcpL4Protocol::RecoveryType"] == "ns3::TcpClassicRecovery"   # no SACK, no PRR
     assert t["ns3::TcpSocket::DelAckCount"] == "2"
     assert t["ns3::TcpSocketBase::Sack"] == "false"
     assert t["ns3::TcpSocket::RcvBufSize"] == "65536"
@@ -107,7 +115,17 @@ REFUSED = [
      "links[1].queue"),
     ("file over udp", lambda s: s["flows"][1].update(workload={"kind": "file", "size": "1MB"}), "flows[1].workload.kind"),
     ("cc none", lambda s: s["flows"][0].update(cc="none"), "flows[0].cc"),
+    ("cc vegas", lambda s: s["flows"][0].update(cc="vegas"), "flows[0].cc"),
     ("cc params", lambda s: s["flows"][0].update(cc={"kind": "newreno", "beta": 0.7}), "flows[0].cc.beta"),
+    ("cubic hystart variant", lambda s: s["flows"][0].update(cc={"kind": "cubic", "hystart": "linux"}),
+     "flows[0].cc.hystart"),
+    ("link loss", lambda s: s["links"][1].update(loss={"kind": "bernoulli", "p": 0.01}), "links[1].loss"),
+    ("arrivals", lambda s: s.update(arrivals=[{"name": "a"}]), "arrivals"),
+    ("handshake", lambda s: s["flows"][0].update(tcp={"handshake": True}), "flows[0].tcp.handshake"),
+    ("unknown flow field", lambda s: s["flows"][0].update(shaper_x=1), "flows[0].shaper_x"),
+    ("mixed cc", lambda s: s["flows"].append({"name": "g", "src": "a", "dst": "b", "cc": "cubic"}), "flows[2].cc"),
+    ("mixed cubic beta", lambda s: s["flows"][0].update(cc="cubic") or s["flows"].append(
+        {"name": "g", "src": "a", "dst": "b", "cc": {"kind": "cubic", "beta": 0.8}}), "flows[2].cc"),
     ("shaper", lambda s: s["flows"][0].update(shaper={"rate": "1Mbps", "bucket": "3KB"}), "flows[0].shaper"),
     ("priority", lambda s: s["flows"][0].update(priority=1), "flows[0].priority"),
     ("jitter", lambda s: s["flows"][0].update(start_jitter="100ms"), "flows[0].start_jitter"),
@@ -137,7 +155,7 @@ def test_bundled_examples():
     assert poisson["flows"][1]["workload"] == "poisson" and poisson["stop_when_done"]
     assert any("reno" in c for c in poisson["caveats"])
     assert poisson["links"][2]["queue_ab"] == f"{64 * 1024}B"
-    assert poisson["tcp_settings"]["ns3::TcpSocket::DelAckCount"] == "2"
+    assert poisson["ns3_defaults"]["ns3::TcpSocket::DelAckCount"] == "2"
     with pytest.raises(x.CrossvalUnsupported, match="routes"):
         x.translate_file(ROOT / "scenarios" / "examples" / "route_change.toml")
     # The resolved TOML (canonical units) translates the same as the hand-written dict.
@@ -155,13 +173,78 @@ def test_cli_refuses_outside_subset():
     assert "route_change.toml: routes:" in p.stderr
 
 
+def test_cubic_maps_every_parameter_onto_tcp_cubic_attributes():
+    s = base()
+    s["flows"][0]["cc"] = {"kind": "cubic", "beta": 0.8, "c": 0.5, "fast_convergence": False, "hystart": False}
+    plan = x.translate(s, "t.toml")
+    d = plan["ns3_defaults"]
+    assert d["ns3::TcpL4Protocol::SocketType"] == "ns3::TcpCubic"
+    assert (d["ns3::TcpCubic::Beta"], d["ns3::TcpCubic::C"]) == ("0.8", "0.5")
+    assert d["ns3::TcpCubic::FastConvergence"] == "false" and d["ns3::TcpCubic::HyStart"] == "false"
+    # Unset parameters are pinned to pinchpoint's defaults, not left to ns-3's.
+    assert d["ns3::TcpCubic::TcpFriendliness"] == "true"
+    assert plan["caveats"] == []
+
+
+def test_cubic_with_hystart_plus_plus_runs_ns3_linux_hystart_with_a_caveat():
+    s = base()
+    s["flows"][0]["cc"] = "cubic"
+    plan = x.translate(s, "t.toml")
+    assert plan["ns3_defaults"]["ns3::TcpCubic::HyStart"] == "true"
+    assert len(plan["caveats"]) == 1 and "flows[0].cc.hystart" in plan["caveats"][0]
+
+
+def test_cubic_pacing_flag_sets_ns3_pacing():
+    s = base()
+    s["flows"][0].update(cc={"kind": "cubic", "hystart": False}, tcp={"pacing": True})
+    d = x.translate(s, "t.toml")["ns3_defaults"]
+    assert d["ns3::TcpSocketState::EnablePacing"] == "true"
+    assert (d["ns3::TcpSocketState::PacingSsRatio"], d["ns3::TcpSocketState::PacingCaRatio"]) == ("200", "120")
+    assert d["ns3::TcpSocketState::PaceInitialWindow"] == "false"
+
+
+def test_bbr_always_paces_on_the_ns3_side():
+    s = base()
+    s["flows"][0]["cc"] = "bbr"
+    d = x.translate(s, "t.toml")["ns3_defaults"]
+    assert d["ns3::TcpL4Protocol::SocketType"] == "ns3::TcpBbr"
+    assert d["ns3::TcpSocketState::EnablePacing"] == "true"
+    with pytest.raises(x.CrossvalUnsupported, match=r"^t.toml: flows\[0\].cc.gain: "):
+        s["flows"][0]["cc"] = {"kind": "bbr", "gain": 2}
+        x.translate(s, "t.toml")
+
+
+def test_benchmark_dumbbell_goes_through_the_same_translator():
+    from pinchpoint.bench import dumbbell_text
+
+    plan = x.translate(__import__("json").loads(dumbbell_text(3, 5.0)), "<dumbbell-3>")
+    assert len(plan["flows"]) == 3 and len(plan["links"]) == 1 + 2 * 3
+    assert all(l["queue_ab"] == l["queue_ba"] == "100p" for l in plan["links"])
+    d = plan["ns3_defaults"]
+    # The preset runs SACK without PRR, as bench/README.md says the ns-3 side does.
+    assert d["ns3::TcpL4Protocol::RecoveryType"] == "ns3::TcpClassicRecovery"
+    assert d["ns3::TcpL4Protocol::SocketType"] == "ns3::TcpNewReno"
+    assert plan["caveats"] == []
+
+
+def test_study_dumbbells_are_valid_scenarios_inside_the_subset(tmp_path):
+    for cc in ("cubic", "bbr"):
+        p = tmp_path / f"{cc}.toml"
+        p.write_text(xc.dumbbell_toml(cc, 4, 80, 0.5))
+        plan = x.translate_file(p)
+        assert plan["links"][0]["queue_ab"] == "33p"     # half of 10 Mbit/s x 80 ms in 1502-byte packets
+        assert plan["links"][0]["delay_s"] == pytest.approx(0.038)
+
+
+def _need_ns3():
+    if not ns3_run.available():
+        pytest.skip("ns-3 Python bindings not installed (pip install '.[ns3]')")
+
+
 @pytest.mark.slow
 def test_crossval_against_ns3():
-    from pinchpoint.crossval import ns3_dumbbell
-
-    if not ns3_dumbbell.available():
-        pytest.skip("ns-3 Python bindings not installed (pip install '.[ns3]')")
-    cmp = x.compare(EXAMPLE)
+    _need_ns3()
+    cmp = xc.compare(EXAMPLE)
     assert [f["flow"] for f in cmp["flows"]] == ["short", "long", "file", "cbr"]
     for f in cmp["flows"]:
         p, n = f["pinchpoint"]["goodput_bps"], f["ns3"]["goodput_bps"]
@@ -173,17 +256,29 @@ def test_crossval_against_ns3():
     assert s["ns3"]["aggregate_goodput_bps"] == pytest.approx(s["pinchpoint"]["aggregate_goodput_bps"], rel=0.1)
     assert not math.isnan(s["ns3"]["jain_tcp"])
     assert [p["port"] for p in cmp["ports"]] == ["r1->r2"]
+    # Retransmissions counted from the socket's Tx trace: at least one per packet lost in the queue.
+    assert sum(f["ns3"]["retx_pkts"] for f in cmp["flows"][:3]) >= cmp["ports"][0]["ns3"]["drops"] - 14
 
 
 @pytest.mark.slow
 def test_crossval_poisson_and_stop_when_done_against_ns3():
-    from pinchpoint.crossval import ns3_dumbbell
-
-    if not ns3_dumbbell.available():
-        pytest.skip("ns-3 Python bindings not installed (pip install '.[ns3]')")
-    r = x.run_ns3(ROOT / "scenarios" / "examples" / "file_with_poisson_cross_traffic.toml")
+    _need_ns3()
+    r = xc.run_ns3(ROOT / "scenarios" / "examples" / "file_with_poisson_cross_traffic.toml")
     f, u = r["flows"]["file"], r["flows"]["cross"]
     assert f["completed"] and f["delivered_bytes"] == 2_000_000
     # Stopped by the 10 ms poller, not at the 120 s duration.
-    assert f["fct_s"] <= r["sim_s"] <= f["fct_s"] + x.STOP_POLL_S + 1e-9
+    assert f["fct_s"] <= r["sim_s"] <= f["fct_s"] + ns3_run.STOP_POLL_S + 1e-9
     assert u["goodput_bps"] == pytest.approx(3e6, rel=0.2)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("cc", ["cubic", "bbr"])
+def test_cubic_and_bbr_fill_a_dumbbell_in_both_simulators(cc, tmp_path):
+    _need_ns3()
+    p = tmp_path / f"{cc}.toml"
+    p.write_text(xc.dumbbell_toml(cc, 2, 40, 2.0, duration_s=20.0))
+    cmp = xc.compare(p)
+    assert {f["cc"] for f in cmp["flows"]} == {f"ns3::Tcp{cc.capitalize()}"}
+    for side in ("pinchpoint", "ns3"):
+        assert cmp["summary"][side]["aggregate_goodput_bps"] > 0.85 * 10e6 * 1448 / 1502, side
+        assert all(f[side]["cwnd_median_bytes"] > 0 for f in cmp["flows"])

@@ -243,8 +243,8 @@ def bench(
         _fail("--against ns3: the ns-3 side starts every flow at t = 0; use fewer than "
               f"{bench_mod.JITTER_FROM_FLOWS} flows or --start-jitter-ms 0")
     if against == "ns3":
-        from .crossval import ns3_dumbbell
-        if not ns3_dumbbell.available():
+        from .crossval import compare as xval
+        if not xval.available():
             _fail("ns-3 is not installed: pip install 'pinchpoint[ns3]' (the ns3 wheel from PyPI)")
     rows = []
     for n in sizes:
@@ -254,9 +254,8 @@ def bench(
         else:
             console.print(f"pinchpoint N={n}: {rows[-1]['wall_s']:.3f} s", highlight=False)
         if against == "ns3":
-            from .crossval import ns3_dumbbell
             console.print(f"ns-3 N={n}: running ({sim_s:g} simulated s) ...", highlight=False)
-            rows.append(ns3_dumbbell.run_dumbbell(n, sim_s))
+            rows.append(xval.run_dumbbell(n, sim_s))
             if as_json:
                 print(json.dumps({k: rows[-1][k] for k in bench_mod.JSON_KEYS}), flush=True)
     if not as_json:
@@ -270,51 +269,61 @@ def crossval(
     sim_s: Annotated[Optional[float], typer.Option("--sim-s", help="ns-3 simulated seconds (default: simulation.duration).")] = None,
 ) -> None:
     """Run a scenario in pinchpoint and in ns-3 and print the results side by side."""
-    from .crossval import ns3_dumbbell, ns3_scenario
+    from .crossval import compare as xval
 
     try:
-        plan = ns3_scenario.translate_file(scenario)
+        plan = xval.translate_file(scenario)
     except _native.ScenarioError as e:
         _fail(str(e))
         return
-    except ns3_scenario.CrossvalUnsupported as e:
-        _fail(f"outside the ns-3 subset: {e} (see python/pinchpoint/crossval/ns3_scenario.py)")
+    except xval.CrossvalUnsupported as e:
+        _fail(f"outside the ns-3 subset: {e} (see docs/crossval.md)")
         return
-    if not ns3_dumbbell.available():
+    if not xval.available():
         _fail("ns-3 is not installed: pip install '.[ns3]' (the ns3 wheel from PyPI)")
     for c in plan["caveats"]:
         console.print(f"[yellow]caveat:[/] {escape(c)}", highlight=False, soft_wrap=True)
     if not as_json:
         console.print(f"running {scenario.name} in pinchpoint and ns-3 ...", highlight=False)
-    cmp = ns3_scenario.compare(scenario, sim_s=sim_s)
+    cmp = xval.compare(scenario, sim_s=sim_s)
     if as_json:
         print(json.dumps(cmp))
         return
     for t in crossval_tables(cmp):
         out_console.print(t)
-    out_console.print("ns-3: wall time is Simulator::Run with FlowMonitor installed; fct is the arrival of the last "
-                      "data byte (pinchpoint: its acknowledgement); goodput and Jain's index use each flow's active time.",
-                      highlight=False)
+    out_console.print("ns-3: wall time is Simulator::Run with FlowMonitor and the 10 ms samplers installed; fct is the "
+                      "arrival of the last data byte (pinchpoint: its acknowledgement); goodput and Jain's index use each "
+                      "flow's active time; median cwnd over 10 ms samples (pinchpoint: over its series, if the scenario has "
+                      "metrics.series_interval).", highlight=False)
 
 
 def crossval_tables(cmp: dict) -> list[Table]:
-    """Tables of a :func:`ns3_scenario.compare` result: flows, ports, summary."""
+    """Tables of a :func:`crossval.compare.compare` result: flows, ports, summary."""
     def f(x, unit=""):
         return "-" if x is None else _fmt(float(x), unit)
 
+    def i(x):
+        return "-" if x is None else str(x)
+
     ft = Table(title=f"flows ({Path(cmp['scenario']).name}): pinchpoint | ns-3")
-    for c in ("flow", "kind", "goodput pp", "goodput ns3", "ratio", "fct pp", "fct ns3", "lost pp", "lost ns3"):
+    for c in ("flow", "kind", "goodput pp", "goodput ns3", "ratio", "fct pp", "fct ns3", "lost pp", "lost ns3",
+              "retx pp", "retx ns3", "median cwnd pp", "median cwnd ns3"):
         ft.add_column(c, justify="left" if c in ("flow", "kind") else "right")
     for r in cmp["flows"]:
         p, n = r["pinchpoint"], r["ns3"]
         ratio = n["goodput_bps"] / p["goodput_bps"] if p["goodput_bps"] else float("nan")
-        ft.add_row(r["flow"], f"{r['transport']}/{r['workload']}", f(p["goodput_bps"], "bps"), f(n["goodput_bps"], "bps"),
-                   f"{ratio:.3f}", f(p["fct_s"], "s"), f(n["fct_s"], "s"), str(p["lost_pkts"]), str(n["lost_pkts"]))
-    pt = Table(title="ports with drops")
-    for c in ("port", "drops pp", "drops ns3"):
+        kind = f"{r['transport']}/{r['workload']}" + (f" ({r['cc'].removeprefix('ns3::')})" if r.get("cc") else "")
+        ft.add_row(r["flow"], kind, f(p["goodput_bps"], "bps"), f(n["goodput_bps"], "bps"),
+                   f"{ratio:.3f}", f(p["fct_s"], "s"), f(n["fct_s"], "s"), i(p["lost_pkts"]), i(n["lost_pkts"]),
+                   i(p.get("retx_pkts")), i(n.get("retx_pkts")), f(p.get("cwnd_median_bytes"), "B"),
+                   f(n.get("cwnd_median_bytes"), "B"))
+    pt = Table(title="ports that dropped or queued")
+    for c in ("port", "drops pp", "drops ns3", "mean queue pp (pkts)", "mean queue ns3 (pkts, sampled)"):
         pt.add_column(c, justify="left" if c == "port" else "right")
     for r in cmp["ports"]:
-        pt.add_row(r["port"], str(r["pinchpoint"]["drops"]), str(r["ns3"]["drops"]))
+        qp, qn = r["pinchpoint"].get("queue_pkts_mean"), r["ns3"].get("queue_pkts_mean")
+        pt.add_row(r["port"], str(r["pinchpoint"]["drops"]), str(r["ns3"]["drops"]),
+                   "-" if qp is None else f"{qp:.1f}", "-" if qn is None else f"{qn:.1f}")
     st = Table(title="summary")
     for c in ("", "pinchpoint", "ns-3"):
         st.add_column(c, justify="left" if not c else "right")

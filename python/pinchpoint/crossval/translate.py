@@ -1,0 +1,318 @@
+"""The one translator from a pinchpoint scenario to an ns-3 program (issue 9).
+
+:func:`translate` turns a resolved scenario (``tomllib.loads(pinchpoint.validate(path))``, or any
+dict in the scenario format) into a *plan*: plain JSON data that :mod:`.ns3_run` builds in ns-3
+3.44 (nodes, point-to-point links, applications) together with the ``Config::SetDefault``
+attributes that configure ns-3's TCP like pinchpoint's. Both ``pinchpoint crossval`` and
+``pinchpoint bench --against ns3`` (the benchmark preset is an ordinary scenario) go through it.
+
+Only settings with a faithful ns-3 counterpart are translated; anything else raises
+:class:`CrossvalUnsupported` naming the file and the field, before ns-3 starts. Where the two
+simulators run the same setting with a documented difference (``reno`` as NewReno, HyStart++ as
+Linux HyStart), the plan carries a caveat that the front ends print. The mapping, setting by
+setting, is in ``docs/crossval.md``.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from ..units import parse as _parse_unit
+
+#: ns-3 adds IP (20) + TCP (20) + timestamp option (12) bytes to every segment and ACK.
+NS3_IP_TCP_HEADER_BYTES = 52
+#: PointToPointNetDevice frames every packet with a 2-byte PPP header.
+PPP_HEADER_BYTES = 2
+IP_UDP_HEADER_BYTES = 28
+DEFAULT_QUEUE_PKTS = 100
+SINK_PORT_BASE = 5000
+#: BulkSend write size. It never changes the wire (TCP cuts SegmentSize pieces from its buffer) but
+#: the ns-3 default of 512 B fills a 64 MiB send buffer with ~131k Packet objects per flow
+#: (measured at N = 100, 10 s: 27.5 s wall and 5.4 GiB RSS against 5.8 s and 0.7 GiB at 64 KiB).
+APP_SEND_SIZE = 65536
+SOCKET_BUFFER_BYTES = 64 * 1024 * 1024
+
+#: cc -> (ns-3 congestion-control TypeId, {pinchpoint parameter: ns-3 attribute of that TypeId}).
+CONTROLLERS: dict[str, tuple[str, dict[str, str]]] = {
+    "newreno": ("ns3::TcpNewReno", {}),
+    "reno": ("ns3::TcpNewReno", {}),
+    "cubic": ("ns3::TcpCubic", {"beta": "Beta", "c": "C", "fast_convergence": "FastConvergence",
+                                "reno_friendly": "TcpFriendliness", "hystart": "HyStart"}),
+    "bbr": ("ns3::TcpBbr", {}),
+}
+#: pinchpoint's defaults of the mapped parameters (docs/algorithms/cubic.md), pinned on the ns-3 side
+#: too so that an ns-3 default never stands in for ours.
+CC_DEFAULTS = {"cubic": {"beta": 0.7, "c": 0.4, "fast_convergence": True, "reno_friendly": True,
+                         "hystart": "hystart++"}}
+
+# Pinned for every run: ns-3 defaults that differ from pinchpoint's sender, or that are pinned so that
+# a later ns-3 default cannot silently diverge. (attribute, value)
+BASELINE: list[tuple[str, str]] = [
+    ("ns3::TcpSocketBase::LimitedTransmit", "true"),      # RFC 3042, as pinchpoint's sender
+    ("ns3::TcpSocketBase::UseEcn", "Off"),
+    ("ns3::TcpSocketBase::Timestamp", "true"),            # 12 option bytes; RTT sampled on every ACK
+    ("ns3::TcpSocketBase::WindowScaling", "true"),
+    ("ns3::TcpSocketBase::MaxWindowSize", "65535"),
+    ("ns3::TcpSocketBase::ClockGranularity", "1ms"),      # G of RFC 6298
+    ("ns3::TcpSocket::TcpNoDelay", "true"),
+    ("ns3::TcpSocket::InitialSlowStartThreshold", "4294967295"),
+    ("ns3::TcpSocket::SndBufSize", str(SOCKET_BUFFER_BYTES)),  # never sender-buffer limited
+    ("ns3::TcpL4Protocol::RttEstimatorType", "ns3::RttMeanDeviation"),  # RFC 6298, gains 1/8, 1/4
+    ("ns3::RttMeanDeviation::Alpha", "0.125"),
+    ("ns3::RttMeanDeviation::Beta", "0.25"),
+    # Linux pacing (tcp_update_pacing_rate), as pinchpoint's `tcp.pacing`: 2x cwnd/srtt below
+    # ssthresh/2, 1.2x above; the initial window leaves unpaced.
+    ("ns3::TcpSocketState::PaceInitialWindow", "false"),
+    ("ns3::TcpSocketState::PacingSsRatio", "200"),
+    ("ns3::TcpSocketState::PacingCaRatio", "120"),
+    ("ns3::Ipv4::StrongEndSystemModel", "true"),          # cheaper local delivery; no effect on results
+]
+
+_NODE_KEYS = {"name", "kind"}
+_LINK_KEYS = {"a", "b", "rate", "delay", "rate_ba", "queue", "queue_ab", "queue_ba", "hooks", "hooks_ab", "hooks_ba",
+              "loss"}
+_FLOW_KEYS = {"name", "src", "dst", "transport", "start", "workload", "cc", "tcp", "shaper", "priority",
+              "start_jitter", "group"}
+_TCP_KEYS = {"mss", "header_bytes", "ack_bytes", "init_cwnd_pkts", "min_rto", "initial_rto", "max_rto",
+             "delayed_ack", "delayed_ack_timeout", "max_window", "receiver", "ecn", "dupack_threshold", "sack",
+             "packets_per_segment", "recovery", "prr", "pacing", "handshake", "ect_on_syn", "syn_retries"}
+
+
+class CrossvalUnsupported(ValueError):
+    """The scenario uses something outside the ns-3 cross-validation subset."""
+
+
+def _quantity(value: Any, kind: str) -> float:
+    """A number in base units from a bare number or a string with a unit of ``kind``."""
+    if isinstance(value, bool):
+        raise ValueError(f"expected a {kind}, got {value!r}")
+    if isinstance(value, (int, float)):
+        return float(value)
+    q = _parse_unit(value)
+    if q is None or q[0] != kind:
+        raise ValueError(f"expected a {kind}, got {value!r}")
+    return q[1]
+
+
+def parse_rate(value: Any) -> float:
+    """Bits per second from ``"10000000bps"`` (canonical), ``"10Mbps"`` or a number."""
+    return _quantity(value, "rate")
+
+
+def parse_time(value: Any) -> float:
+    """Seconds from ``"1000000000ps"`` (canonical), ``"10ms"`` or a number."""
+    return _quantity(value, "duration")
+
+
+def parse_size(value: Any) -> int:
+    """Bytes from ``"1500B"`` (canonical), ``"64KB"``/``"64KiB"`` or a number."""
+    return int(round(_quantity(value, "size")))
+
+
+def _seconds(s: float) -> str:
+    """An ns-3 Time string, exact to the picosecond."""
+    return f"{int(round(s * 1e12))}ps"
+
+
+class _Translator:
+    def __init__(self, scenario: dict, origin: str):
+        self.sc, self.origin = scenario, origin
+        self.caveats: list[str] = []
+
+    def no(self, field: str, why: str) -> CrossvalUnsupported:
+        return CrossvalUnsupported(f"{self.origin}: {field}: {why}")
+
+    def only(self, table: dict, allowed: set, field: str) -> None:
+        extra = sorted(set(table) - allowed)
+        if extra:
+            raise self.no(f"{field}.{extra[0]}", "has no ns-3 counterpart in the cross-validation subset")
+
+    def queue(self, field: str, q: Any) -> str:
+        """ns-3 device queue MaxSize ("Np" / "NB") for one queue table (None: default)."""
+        if q is None:
+            return f"{DEFAULT_QUEUE_PKTS}p"
+        if not isinstance(q, dict) or q.get("kind", "droptail") != "droptail":
+            kind = q.get("kind") if isinstance(q, dict) else q
+            raise self.no(f"{field}.kind", f"only 'droptail' maps to an ns-3 device queue, got {kind!r}")
+        self.only(q, {"kind", "limit_pkts", "limit_bytes"}, field)
+        pk, by = q.get("limit_pkts"), q.get("limit_bytes")
+        if pk is not None and by is not None:
+            raise self.no(field, "limit_pkts and limit_bytes together; an ns-3 DropTailQueue has one limit")
+        return f"{parse_size(by)}B" if by is not None else f"{int(pk) if pk is not None else DEFAULT_QUEUE_PKTS}p"
+
+    def link(self, i: int, l: dict) -> dict:
+        fld = f"links[{i}]"
+        for h in ("hooks", "hooks_ab", "hooks_ba"):
+            if l.get(h):
+                raise self.no(f"{fld}.{h}", "port hooks (CE marking) are not supported")
+        if l.get("loss"):
+            raise self.no(f"{fld}.loss", "random link loss is not mapped to an ns-3 error model")
+        self.only(l, _LINK_KEYS, fld)
+        q = {d: l.get(f"queue_{d}", l.get("queue")) for d in ("ab", "ba")}
+        names = {d: f"{fld}.queue_{d}" if f"queue_{d}" in l else f"{fld}.queue" for d in ("ab", "ba")}
+        rate = parse_rate(l["rate"])
+        return {"a": l["a"], "b": l["b"], "rate_bps": rate, "delay_s": parse_time(l["delay"]),
+                "rate_ba_bps": parse_rate(l["rate_ba"]) if l.get("rate_ba") is not None else rate,
+                "queue_ab": self.queue(names["ab"], q["ab"]), "queue_ba": self.queue(names["ba"], q["ba"])}
+
+    def controller(self, fld: str, cc: Any) -> tuple[str, dict]:
+        params = dict(cc) if isinstance(cc, dict) else {"kind": cc}
+        kind = params.pop("kind", None)
+        if kind not in CONTROLLERS:
+            raise self.no(f"{fld}.cc", f"{kind!r} has no ns-3 counterpart here (expected one of "
+                          f"{', '.join(CONTROLLERS)})")
+        if kind == "reno":
+            self.caveats.append(f"{fld}.cc: 'reno' runs as ns3::TcpNewReno (ns-3 has no separate Reno; with "
+                                "SACK on, recovery is SACK-based on both sides anyway)")
+        type_id, names = CONTROLLERS[kind]
+        attrs = {}
+        for key, value in sorted({**CC_DEFAULTS.get(kind, {}), **params}.items()):
+            if key not in names:
+                raise self.no(f"{fld}.cc.{key}", f"{type_id} has no attribute for it")
+            if key == "hystart":
+                if value not in (False, True, "hystart++"):
+                    raise self.no(f"{fld}.cc.hystart", f"expected false or 'hystart++', got {value!r}")
+                if value is not False:
+                    self.caveats.append(
+                        f"{fld}.cc.hystart: pinchpoint runs HyStart++ (RFC 9406), ns-3's TcpCubic runs Linux "
+                        "HyStart (ACK train + delay increase, from 16 segments, exit straight to congestion "
+                        "avoidance); set hystart = false to compare like with like")
+                value = value is not False
+            attrs[f"{type_id}::{names[key]}"] = (str(value).lower() if isinstance(value, bool) else repr(float(value)))
+        return type_id, attrs
+
+    def tcp_settings(self, fld: str, kind: str, t: dict) -> dict[str, str]:
+        """``Config::SetDefault`` attributes for one flow's ``tcp`` table (plus the controller's)."""
+        self.only(t, _TCP_KEYS, f"{fld}.tcp")
+        for key, why in (("receiver", "receiver window policies are not supported (only the default: advertise "
+                          "max_window)"), ("ecn", "ECN is not supported"), ("handshake", "ns-3 always opens with a "
+                          "SYN exchange; the subset runs pinchpoint without one (data at the start time)"),
+                         ("ect_on_syn", "needs handshake and ecn")):
+            if t.get(key):
+                raise self.no(f"{fld}.tcp.{key}", why)
+        if t.get("syn_retries") is not None:
+            raise self.no(f"{fld}.tcp.syn_retries", "needs handshake")
+        if t.get("recovery") == "reno":
+            raise self.no(f"{fld}.tcp.recovery", "'reno' (RFC 5681 fast recovery) has no ns-3 counterpart")
+        if int(t.get("packets_per_segment", 1)) != 1:
+            raise self.no(f"{fld}.tcp.packets_per_segment", "must be 1 (ns-3 sends one packet per segment)")
+        sack = t.get("sack", t.get("recovery") not in ("reno", "newreno"))
+        prr = bool(sack) and t.get("prr", True)
+        # BBR paces whatever tcp.pacing says, in pinchpoint (docs/algorithms/bbr.md) and in ns-3 (InitPacingRate).
+        pacing = bool(t.get("pacing", False)) or kind == "bbr"
+        if abs(parse_time(t.get("max_rto", 60.0)) - 60.0) > 1e-9:
+            self.caveats.append(f"{fld}.tcp.max_rto: ns-3 caps the RTO at 60 s regardless")
+        for k in ("header_bytes", "ack_bytes"):
+            v = int(t.get(k, NS3_IP_TCP_HEADER_BYTES))
+            if v not in (NS3_IP_TCP_HEADER_BYTES, NS3_IP_TCP_HEADER_BYTES + PPP_HEADER_BYTES):
+                self.caveats.append(f"{fld}.tcp.{k} = {v}: ns-3's is fixed at {NS3_IP_TCP_HEADER_BYTES} B "
+                                    f"(IP+TCP+timestamps) + {PPP_HEADER_BYTES} B PPP framing")
+        rto0 = _seconds(parse_time(t.get("initial_rto", 1.0)))
+        return {
+            "ns3::TcpL4Protocol::RecoveryType": "ns3::TcpPrrRecovery" if prr else "ns3::TcpClassicRecovery",
+            "ns3::TcpSocket::SegmentSize": str(int(t.get("mss", 1448))),
+            "ns3::TcpSocket::InitialCwnd": str(int(t.get("init_cwnd_pkts", 10))),
+            "ns3::TcpSocketBase::MinRto": _seconds(parse_time(t.get("min_rto", 0.2))),
+            "ns3::RttEstimator::InitialEstimation": rto0,
+            "ns3::TcpSocket::ConnTimeout": rto0,
+            "ns3::TcpSocket::DelAckCount": "2" if t.get("delayed_ack", False) else "1",
+            "ns3::TcpSocket::DelAckTimeout": _seconds(parse_time(t.get("delayed_ack_timeout", 0.04))),
+            "ns3::TcpSocketBase::Sack": "true" if sack else "false",
+            "ns3::TcpSocketBase::ReTxThreshold": str(int(t.get("dupack_threshold", 3))),
+            "ns3::TcpSocket::RcvBufSize": str(parse_size(t["max_window"]) if t.get("max_window") is not None
+                                              else SOCKET_BUFFER_BYTES),
+            "ns3::TcpSocketState::EnablePacing": "true" if pacing else "false",
+        }
+
+    def flow(self, i: int, f: dict, names: set) -> dict:
+        fld = f"flows[{i}]"
+        if f.get("shaper"):
+            raise self.no(f"{fld}.shaper", "per-flow shapers are not supported")
+        if int(f.get("priority", 0)) != 0:
+            raise self.no(f"{fld}.priority", "priority classes are not supported")
+        if f.get("start_jitter") is not None and parse_time(f["start_jitter"]) > 0:
+            raise self.no(f"{fld}.start_jitter", "random start offsets are not supported")
+        self.only(f, _FLOW_KEYS, fld)
+        for end in ("src", "dst"):
+            if f[end] not in names:
+                raise self.no(f"{fld}.{end}", f"unknown node {f[end]!r}")
+        transport = f.get("transport", "tcp")
+        wl = f.get("workload", {"kind": "bulk"})
+        wl = {"kind": wl} if isinstance(wl, str) else wl
+        kind, start = wl.get("kind"), parse_time(f.get("start", 0))
+        out = {"name": f["name"], "src": f["src"], "dst": f["dst"], "transport": transport, "start_s": start,
+               "workload": kind, "port": SINK_PORT_BASE + i}
+        if transport == "tcp":
+            if kind not in ("bulk", "file"):
+                raise self.no(f"{fld}.workload.kind", f"{kind!r} over TCP is not supported (bulk, file)")
+            out["max_bytes"] = parse_size(wl["size"]) if kind == "file" else 0
+            out["cc"], cc_attrs = self.controller(fld, f.get("cc", "newreno"))
+            out["ns3_defaults"] = {"ns3::TcpL4Protocol::SocketType": out["cc"], **cc_attrs,
+                                   **self.tcp_settings(fld, out["cc"].removeprefix("ns3::Tcp").lower(),
+                                                       dict(f.get("tcp", {})))}
+        elif transport == "udp":
+            if kind not in ("cbr", "poisson"):
+                raise self.no(f"{fld}.workload.kind", f"{kind!r} over UDP is not supported (cbr, poisson)")
+            size = parse_size(wl["packet_size"])
+            if size < IP_UDP_HEADER_BYTES + 12:
+                raise self.no(f"{fld}.workload.packet_size", f"must be at least {IP_UDP_HEADER_BYTES + 12} B "
+                              "(IP + UDP + UdpClient's 12-byte sequence header)")
+            rate = parse_rate(wl["rate"])
+            out.update(packet_size=size, rate_bps=rate, interval_s=size * 8.0 / rate,
+                       stop_s=(start + parse_time(wl["duration"])) if wl.get("duration") is not None else None)
+        else:
+            raise self.no(f"{fld}.transport", f"expected tcp or udp, got {transport!r}")
+        return out
+
+    def plan(self) -> dict:
+        sc = self.sc
+        sim = sc.get("simulation", {})
+        if sim.get("routing", "hops") != "hops":
+            raise self.no("simulation.routing", "only 'hops' (ns-3 global routing by hop count)")
+        for key, why in (("routes", "explicit or timed routes are not supported"),
+                         ("arrivals", "flow arrival processes are not supported")):
+            if sc.get(key):
+                raise self.no(key, why)
+        nodes = []
+        for i, n in enumerate(sc.get("nodes", [])):
+            self.only(n, _NODE_KEYS, f"nodes[{i}]")
+            if n.get("kind", "host") not in ("host", "router"):
+                raise self.no(f"nodes[{i}].kind", f"expected host or router, got {n.get('kind')!r}")
+            nodes.append({"name": n["name"]})
+        names = {n["name"] for n in nodes}
+        links = [self.link(i, l) for i, l in enumerate(sc.get("links", []))]
+        flows = [self.flow(i, f, names) for i, f in enumerate(sc.get("flows", []))]
+        # Config::SetDefault applies to every socket at once: the TCP flows must agree.
+        tcp = [(i, f) for i, f in enumerate(flows) if f["transport"] == "tcp"]
+        defaults: dict[str, str] = dict(BASELINE)
+        cc_types = {t for t, _ in CONTROLLERS.values()} | {"ns3::TcpL4Protocol"}
+        for i, f in tcp:
+            if f["ns3_defaults"] != tcp[0][1]["ns3_defaults"]:
+                diff = sorted(k for k in set(f["ns3_defaults"]) | set(tcp[0][1]["ns3_defaults"])
+                              if f["ns3_defaults"].get(k) != tcp[0][1]["ns3_defaults"].get(k))
+                table = "cc" if any(k.rsplit("::", 1)[0] in cc_types and "Recovery" not in k for k in diff) else "tcp"
+                raise self.no(f"flows[{i}].{table}", f"differs from flows[{tcp[0][0]}] ({', '.join(diff)}); the ns-3 "
+                              "side sets TCP attributes for every socket at once (Config::SetDefault)")
+        if tcp:
+            defaults.update(tcp[0][1]["ns3_defaults"])
+        for _, f in tcp:
+            del f["ns3_defaults"]
+        stop = bool(sim.get("stop_when_done", True)) and any(f.get("max_bytes", 0) > 0 for f in flows)
+        return {"origin": self.origin, "duration_s": parse_time(sim.get("duration", 0)), "stop_when_done": stop,
+                "nodes": nodes, "links": links, "flows": flows, "ns3_defaults": defaults,
+                "caveats": list(dict.fromkeys(self.caveats)), "flow_monitor": True, "sample_s": 0.01}
+
+
+def translate(scenario: dict, origin: str = "scenario") -> dict:
+    """Check a scenario dict against the ns-3 subset and return the plan the ns-3 worker builds.
+    Raises :class:`CrossvalUnsupported` ("ORIGIN: FIELD: why") for anything outside the subset."""
+    return _Translator(scenario, origin).plan()
+
+
+def translate_file(path: str | Path) -> dict:
+    """Validate ``path`` with pinchpoint (defaults resolved) and :func:`translate` it."""
+    from .. import api
+
+    return translate(tomllib.loads(api.validate(path)), origin=Path(path).name)
