@@ -116,7 +116,8 @@ pub struct Flow {
     /// Completion has been recorded.
     pub done: bool,
     /// Packets of this flow in the network (injected, not yet delivered or dropped): a
-    /// transfer's flow is freed only when none is left (`traffic::arrivals::engine`).
+    /// transfer's flow is freed only when none is left (`traffic::arrivals::engine`). Counted
+    /// for transfers only (static flows are never freed): stays 0 on a static flow.
     pub live_pkts: u32,
 }
 
@@ -292,14 +293,15 @@ impl Flow {
     }
 
     /// Counts a packet of this flow reaching the end of its route at `now`.
-    #[inline]
+    #[inline(always)]
     pub fn record_delivery(&mut self, pkt: &Packet, now: SimTime, trace: Option<&mut PacketTrace>) {
         let fs = &mut self.stats;
         if pkt.kind == PacketKind::Data {
             fs.data_delivered_pkts += 1;
             let d = now - pkt.sent_at;
-            fs.delay.add(ps_to_secs(d));
-            fs.delay_hist_ns.add(d / 1000, 1);
+            let ds = fs.delay.get_or_insert_with(crate::metrics::DelayStats::new_boxed);
+            ds.secs.add(ps_to_secs(d));
+            ds.hist_ns.add(d / 1000, 1);
             if pkt.ce() {
                 fs.data_ce_pkts += 1;
             }

@@ -29,16 +29,41 @@ pub struct FlowStats {
     pub rev_dropped_pkts: u64,
     /// Data packets that arrived with CE set.
     pub data_ce_pkts: u64,
-    /// End-to-end delay of delivered data packets, seconds.
-    pub delay: Moments,
-    /// The same delays in nanoseconds, for percentiles.
-    pub delay_hist_ns: LogHistogram,
+    /// End-to-end delay of delivered data packets; allocated at the first delivery, so a flow
+    /// that delivered nothing holds one pointer instead of 72 bytes.
+    pub delay: Option<Box<DelayStats>>,
     /// When the workload started.
     pub started_at: Option<SimTime>,
     /// When a finite workload was fully acknowledged.
     pub completed_at: Option<SimTime>,
     /// Loss events of the data packets lost (RFC 5348 s5.2; `loss_events.rs`).
     pub loss_events: loss_events::LossEvents,
+}
+
+/// End-to-end delay of a flow's delivered data packets.
+#[derive(Clone, Debug, Default)]
+pub struct DelayStats {
+    /// Delays in seconds.
+    pub secs: Moments,
+    /// The same delays in nanoseconds, for percentiles.
+    pub hist_ns: LogHistogram,
+}
+
+impl DelayStats {
+    /// Empty statistics on the heap (called once per flow, out of the per-packet path).
+    #[cold]
+    #[inline(never)]
+    pub fn new_boxed() -> Box<DelayStats> {
+        Box::default()
+    }
+}
+
+impl FlowStats {
+    /// A statistic of the delays, or NaN when no data packet was delivered (what the empty
+    /// accumulators give).
+    pub fn delay_or_nan(&self, stat: impl Fn(&DelayStats) -> f64) -> f64 {
+        self.delay.as_deref().map_or(f64::NAN, stat)
+    }
 }
 
 /// What a port saw.
@@ -58,10 +83,9 @@ pub struct PortStats {
     pub drops: [u64; DROP_REASONS],
     /// Packets marked by the discipline.
     pub marks: u64,
-    /// Waiting packets over time.
-    pub queue_pkts: TimeWeighted,
-    /// Waiting bytes over time.
-    pub queue_bytes: TimeWeighted,
+    /// Waiting packets and bytes over time; allocated when packets first wait, so a port
+    /// whose queue never held a packet (an idle host's) holds one pointer instead of 176 bytes.
+    pub occupancy: Option<Box<Occupancy>>,
     /// Most packets ever waiting.
     pub max_queue_pkts: u32,
     /// Packets transmitted and then lost on the wire (link loss model; not in `drops`).
@@ -78,18 +102,63 @@ impl Default for PortStats {
             busy_ps: 0,
             drops: [0; DROP_REASONS],
             marks: 0,
-            queue_pkts: TimeWeighted::new(0),
-            queue_bytes: TimeWeighted::new(0),
+            occupancy: None,
             max_queue_pkts: 0,
             link_losses_pkts: 0,
         }
     }
 }
 
+/// A queue's occupancy over time, in packets and in bytes, from time 0.
+#[derive(Clone, Debug, Default)]
+pub struct Occupancy {
+    /// Waiting packets.
+    pub pkts: TimeWeighted,
+    /// Waiting bytes.
+    pub bytes: TimeWeighted,
+}
+
 impl PortStats {
     /// All drops.
     pub fn total_drops(&self) -> u64 {
         self.drops.iter().sum()
+    }
+
+    /// The queue holds `pkts` packets of `bytes` bytes from `now` on. Trackers are created at
+    /// the first non-empty queue: until then both held 0 since time 0, which an absent tracker
+    /// stands for exactly (`TimeWeighted::set` ignores a value equal to the current one).
+    #[inline]
+    pub fn set_occupancy(&mut self, now: SimTime, pkts: u32, bytes: u64) {
+        match self.occupancy.as_deref_mut() {
+            Some(o) => {
+                o.pkts.set(now, pkts as u64);
+                o.bytes.set(now, bytes);
+            }
+            None if pkts == 0 && bytes == 0 => {}
+            None => self.first_occupancy(now, pkts, bytes),
+        }
+    }
+
+    /// The queue holds packets for the first time: the trackers start (out of the per-packet
+    /// path).
+    #[cold]
+    #[inline(never)]
+    fn first_occupancy(&mut self, now: SimTime, pkts: u32, bytes: u64) {
+        let mut o = Box::<Occupancy>::default();
+        o.pkts.set(now, pkts as u64);
+        o.bytes.set(now, bytes);
+        self.occupancy = Some(o);
+    }
+
+    /// (packets, bytes) occupancy summaries up to `now` (see [`TimeWeighted::summary`]).
+    pub fn occupancy_summaries(&self, now: SimTime) -> ((f64, f64, f64, f64, f64), (f64, f64, f64, f64, f64)) {
+        match self.occupancy.as_deref() {
+            Some(o) => (o.pkts.summary(now), o.bytes.summary(now)),
+            None => {
+                let empty = TimeWeighted::new(0);
+                (empty.summary(now), empty.summary(now))
+            }
+        }
     }
 }
 

@@ -144,11 +144,11 @@ impl Results {
             "efficiency": F64 => |x| x.efficiency(),
             "timeouts": U64 => |x| x.r.timeouts,
             "fast_retx": U64 => |x| x.r.fast_retx,
-            "delay_mean_s": F64 => |x| x.f.stats.delay.mean(),
-            "delay_min_s": F64 => |x| x.f.stats.delay.min_or_nan(),
-            "delay_max_s": F64 => |x| x.f.stats.delay.max_or_nan(),
-            "delay_std_s": F64 => |x| x.f.stats.delay.std(),
-            "delay_p99_s": F64 => |x| x.f.stats.delay_hist_ns.quantile(0.99) * 1e-9,
+            "delay_mean_s": F64 => |x| x.f.stats.delay_or_nan(|d| d.secs.mean()),
+            "delay_min_s": F64 => |x| x.f.stats.delay_or_nan(|d| d.secs.min_or_nan()),
+            "delay_max_s": F64 => |x| x.f.stats.delay_or_nan(|d| d.secs.max_or_nan()),
+            "delay_std_s": F64 => |x| x.f.stats.delay_or_nan(|d| d.secs.std()),
+            "delay_p99_s": F64 => |x| x.f.stats.delay_or_nan(|d| d.hist_ns.quantile(0.99) * 1e-9),
             "rtt_mean_s": F64 => |x| nan_unless(x.r.rtt_samples > 0, x.r.rtt_sum_ps / x.r.rtt_samples as f64 * 1e-12),
             "rtt_min_s": F64 => |x| nan_unless(x.r.rtt_samples > 0, ps_to_secs(x.r.rtt_min_ps)),
             "rtt_max_s": F64 => |x| nan_unless(x.r.rtt_samples > 0, ps_to_secs(x.r.rtt_max_ps)),
@@ -190,7 +190,10 @@ impl Results {
         let prows: Vec<PortRow> = sim
             .ports
             .iter()
-            .map(|p| PortRow { p, node: &sim.nodes[p.from_node as usize].name, q_pkts: p.stats.queue_pkts.summary(now), q_bytes: p.stats.queue_bytes.summary(now) })
+            .map(|p| {
+                let (q_pkts, q_bytes) = p.stats.occupancy_summaries(now);
+                PortRow { p, node: &sim.nodes[p.from_node as usize].name, q_pkts, q_bytes }
+            })
             .collect();
         let mut ports = Table::default();
         columns!(ports, prows, {
@@ -277,7 +280,7 @@ impl Results {
             scenario: sim.scenario_name.clone(),
             seed: sim.seed,
             end_time_s: ps_to_secs(now),
-            counters: sim.counters,
+            counters: sim.counters(),
             flows,
             ports,
             links,

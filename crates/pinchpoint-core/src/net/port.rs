@@ -276,8 +276,7 @@ impl Port {
         let qp = self.waiting_pkts;
         let qb = self.waiting_bytes;
         debug_assert_eq!((qp, qb), (self.queue.len_pkts(), self.queue.len_bytes()), "port {}", self.name);
-        self.stats.queue_pkts.set(now, qp as u64);
-        self.stats.queue_bytes.set(now, qb);
+        self.stats.set_occupancy(now, qp, qb);
         if qp > self.stats.max_queue_pkts {
             self.stats.max_queue_pkts = qp;
         }

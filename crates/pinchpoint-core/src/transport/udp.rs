@@ -5,9 +5,13 @@
 use super::{Direction, Transport, TransportCtx, TransportReport, NEVER, TIMER_APP};
 use crate::net::packet::{Packet, PacketKind};
 
-/// A datagram source and its sink.
+/// A datagram source and its sink. The state is boxed so that the transport enum every flow
+/// holds stays two words (the TCP and TFRC states are boxed too).
 #[derive(Debug)]
-pub struct UdpFlow {
+pub struct UdpFlow(Box<UdpState>);
+
+#[derive(Debug)]
+struct UdpState {
     seq: u64,
     sent_bytes: u64,
     delivered_bytes: u64,
@@ -17,7 +21,7 @@ pub struct UdpFlow {
 impl UdpFlow {
     /// A datagram source writing `priority` on its packets.
     pub fn new(priority: u8) -> Self {
-        UdpFlow { seq: 0, sent_bytes: 0, delivered_bytes: 0, priority }
+        UdpFlow(Box::new(UdpState { seq: 0, sent_bytes: 0, delivered_bytes: 0, priority }))
     }
 
     /// Sends one datagram per message offered and not yet sent; wakes at the next offer.
@@ -25,18 +29,18 @@ impl UdpFlow {
         let offered = ctx.offered_bytes();
         // Validated: a udp flow's workload has messages.
         let size = ctx.workload_message_bytes().unwrap_or(1);
-        while self.sent_bytes + size as u64 <= offered {
+        while self.0.sent_bytes + size as u64 <= offered {
             let pkt = Packet {
-                seq: self.seq,
+                seq: self.0.seq,
                 kind: PacketKind::Data,
                 size_bytes: size,
                 payload_bytes: size,
                 sent_at: ctx.now,
-                priority: self.priority,
+                priority: self.0.priority,
                 ..Default::default()
             };
-            self.seq += size as u64;
-            self.sent_bytes += size as u64;
+            self.0.seq += size as u64;
+            self.0.sent_bytes += size as u64;
             ctx.send(pkt, Direction::Forward);
         }
         let next = ctx.next_offer_at();
@@ -51,7 +55,7 @@ impl Transport for UdpFlow {
         self.send_offered(ctx);
     }
     fn on_packet(&mut self, pkt: &Packet, _ctx: &mut TransportCtx) {
-        self.delivered_bytes += pkt.payload_bytes as u64;
+        self.0.delivered_bytes += pkt.payload_bytes as u64;
     }
     fn on_timer(&mut self, slot: u8, ctx: &mut TransportCtx) {
         if slot == TIMER_APP {
@@ -65,6 +69,6 @@ impl Transport for UdpFlow {
         false
     }
     fn report(&self) -> TransportReport {
-        TransportReport { delivered_bytes: self.delivered_bytes, acked_bytes: self.sent_bytes, ..Default::default() }
+        TransportReport { delivered_bytes: self.0.delivered_bytes, acked_bytes: self.0.sent_bytes, ..Default::default() }
     }
 }

@@ -328,9 +328,12 @@ impl Simulation {
     /// A packet of flow `f` left the network (delivered or dropped).
     #[inline]
     pub(crate) fn packet_gone(&mut self, f: usize) {
+        if f < self.arrivals.first_flow as usize {
+            return; // a static flow is never freed, so its packets are not counted
+        }
         let flow = &mut self.flows[f];
         flow.live_pkts -= 1;
-        if f >= self.arrivals.first_flow as usize && flow.live_pkts == 0 && flow.done {
+        if flow.live_pkts == 0 && flow.done {
             self.maybe_free(f);
         }
     }

@@ -201,6 +201,36 @@ struct RateAcc {
     rtt: SimTime,
 }
 
+/// What the sender counts for its report.
+#[derive(Clone, Copy, Debug)]
+struct SenderCounters {
+    retx_pkts: u64,
+    timeouts: u64,
+    fast_retx: u64,
+    rtt_samples: u64,
+    rtt_sum_ps: f64,
+    rtt_min_ps: SimTime,
+    rtt_max_ps: SimTime,
+    /// Sum of squared deviations of the RTT samples from their mean, ps^2 (Welford's update on
+    /// the mean `rtt_sum_ps / rtt_samples`; 8 bytes where a full `Moments` would cost 40).
+    rtt_m2_ps2: f64,
+}
+
+impl SenderCounters {
+    /// Allocated once per flow, out of the per-ack path.
+    #[cold]
+    #[inline(never)]
+    fn new_boxed() -> Box<SenderCounters> {
+        Box::default()
+    }
+}
+
+impl Default for SenderCounters {
+    fn default() -> Self {
+        SenderCounters { retx_pkts: 0, timeouts: 0, fast_retx: 0, rtt_samples: 0, rtt_sum_ps: 0.0, rtt_min_ps: SimTime::MAX, rtt_max_ps: 0, rtt_m2_ps2: 0.0 }
+    }
+}
+
 /// RFC 6298 s2: the clock granularity G used in RTO = SRTT + max(G, 4 RTTVAR); 1 ms as Linux.
 const CLOCK_GRANULARITY_PS: SimTime = 1_000_000_000;
 
@@ -250,17 +280,9 @@ pub struct TcpSender {
     rto_armed: bool,
     started: bool,
     completed: bool,
-    // Counters.
-    retx_pkts: u64,
-    timeouts: u64,
-    fast_retx: u64,
-    rtt_samples: u64,
-    rtt_sum_ps: f64,
-    rtt_min_ps: SimTime,
-    rtt_max_ps: SimTime,
-    /// Sum of squared deviations of the RTT samples from their mean, ps^2 (Welford's update on
-    /// the mean `rtt_sum_ps / rtt_samples`; 8 bytes where a full `Moments` would cost 40).
-    rtt_m2_ps2: f64,
+    /// Counters for the reports; allocated at the first retransmission or RTT sample, so a flow
+    /// that has not sent holds one pointer instead of 64 bytes.
+    counters: Option<Box<SenderCounters>>,
     /// Delivery-rate estimation (draft-cheng-iccrg-delivery-rate-estimation s3); allocated when
     /// the flow starts, so an idle flow does not hold it.
     rate: Option<Box<RateEstimator>>,
@@ -306,18 +328,16 @@ impl TcpSender {
             rto_armed: false,
             started: false,
             completed: false,
-            retx_pkts: 0,
-            timeouts: 0,
-            fast_retx: 0,
-            rtt_samples: 0,
-            rtt_sum_ps: 0.0,
-            rtt_min_ps: SimTime::MAX,
-            rtt_max_ps: 0,
-            rtt_m2_ps2: 0.0,
+            counters: None,
             rate: None,
             next_send_ps: 0,
             pacing_burst_left: PACING_INITIAL_BURST_PKTS as u8,
         }
+    }
+
+    #[inline]
+    fn counters_mut(&mut self) -> &mut SenderCounters {
+        self.counters.get_or_insert_with(SenderCounters::new_boxed)
     }
 
     /// Estimates the delivery rate even if the controller takes no samples (call before the
@@ -398,7 +418,7 @@ impl TcpSender {
         // Linux tcp_packets_in_flight: with SACK information, RFC 6675 pipe.
         let una = ack.max(self.snd_una);
         let in_flight = if self.board.sacked_bytes() > 0 { self.board.pipe(una, self.snd_max, self.s.dupack_threshold, self.s.mss) } else { self.snd_max - una };
-        let min_rtt = if self.rtt_samples > 0 { self.rtt_min_ps } else { 0 };
+        let min_rtt = self.counters.as_deref().map_or(0, |c| if c.rtt_samples > 0 { c.rtt_min_ps } else { 0 });
         let in_recovery = self.in_recovery;
         if let Some(r) = self.rate.as_mut() {
             if let Some(rs) = r.on_ack(ack, now, min_rtt, in_flight, in_recovery) {
@@ -535,7 +555,7 @@ impl TcpSender {
         let mut f = 0;
         if seq < self.snd_max {
             f |= flags::RETX;
-            self.retx_pkts += k as u64;
+            self.counters_mut().retx_pkts += k as u64;
         }
         if self.in_recovery {
             // RFC 6937: prr_out counts every byte sent during recovery.
@@ -667,12 +687,13 @@ impl TcpSender {
     }
 
     fn rtt_sample(&mut self, r: SimTime) {
-        let mean_before = if self.rtt_samples > 0 { self.rtt_sum_ps / self.rtt_samples as f64 } else { 0.0 };
-        self.rtt_samples += 1;
-        self.rtt_sum_ps += r as f64;
-        self.rtt_m2_ps2 += (r as f64 - mean_before) * (r as f64 - self.rtt_sum_ps / self.rtt_samples as f64);
-        self.rtt_min_ps = self.rtt_min_ps.min(r);
-        self.rtt_max_ps = self.rtt_max_ps.max(r);
+        let c = self.counters_mut();
+        let mean_before = if c.rtt_samples > 0 { c.rtt_sum_ps / c.rtt_samples as f64 } else { 0.0 };
+        c.rtt_samples += 1;
+        c.rtt_sum_ps += r as f64;
+        c.rtt_m2_ps2 += (r as f64 - mean_before) * (r as f64 - c.rtt_sum_ps / c.rtt_samples as f64);
+        c.rtt_min_ps = c.rtt_min_ps.min(r);
+        c.rtt_max_ps = c.rtt_max_ps.max(r);
         if !self.has_rtt {
             // RFC 6298 s2.2.
             self.srtt = r;
@@ -829,7 +850,7 @@ impl TcpSender {
 
     fn enter_recovery(&mut self, ctx: &mut TransportCtx) {
         let flight = self.snd_max - self.snd_una;
-        self.fast_retx += 1;
+        self.counters_mut().fast_retx += 1;
         self.cc.on_loss(flight, self.s.mss, ctx.now);
         self.recover = Some(self.snd_max);
         self.in_recovery = true;
@@ -878,7 +899,7 @@ impl TcpSender {
         if self.completed || self.snd_una >= self.snd_max {
             return;
         }
-        self.timeouts += 1;
+        self.counters_mut().timeouts += 1;
         // RFC 5681 eq. 4 halves FlightSize. After a NewReno recovery that inflated the window,
         // snd_max - snd_una also counts segments already lost or received out of order, which
         // RFC 6675's pipe (and ns-3's scoreboard) exclude; Linux halves cwnd instead. Half of
@@ -904,20 +925,21 @@ impl TcpSender {
 
     /// Counters and state for reports.
     pub fn report(&self) -> TransportReport {
+        let c = self.counters.as_deref().copied().unwrap_or_default();
         TransportReport {
             delivered_bytes: 0,
             acked_bytes: self.snd_una,
-            retx_pkts: self.retx_pkts,
-            timeouts: self.timeouts,
-            fast_retx: self.fast_retx,
+            retx_pkts: c.retx_pkts,
+            timeouts: c.timeouts,
+            fast_retx: c.fast_retx,
             cwnd_bytes: self.cwnd_bytes(),
             rwnd_bytes: 0,
             srtt_ps: self.srtt,
-            rtt_samples: self.rtt_samples,
-            rtt_sum_ps: self.rtt_sum_ps,
-            rtt_min_ps: if self.rtt_samples > 0 { self.rtt_min_ps } else { 0 },
-            rtt_max_ps: self.rtt_max_ps,
-            rtt_std_ps: if self.rtt_samples > 0 { (self.rtt_m2_ps2 / self.rtt_samples as f64).max(0.0).sqrt() } else { 0.0 },
+            rtt_samples: c.rtt_samples,
+            rtt_sum_ps: c.rtt_sum_ps,
+            rtt_min_ps: if c.rtt_samples > 0 { c.rtt_min_ps } else { 0 },
+            rtt_max_ps: c.rtt_max_ps,
+            rtt_std_ps: if c.rtt_samples > 0 { (c.rtt_m2_ps2 / c.rtt_samples as f64).max(0.0).sqrt() } else { 0.0 },
             rate_bps: 0.0,
             handshake: None,
         }

@@ -210,6 +210,67 @@ macro_rules! cc_dispatch {
     };
 }
 
+/// A controller built from its config (what the registry calls), for [`Boxed`].
+pub trait CcNew {
+    /// The controller's config.
+    type Config;
+    /// Builds the controller.
+    fn new(cfg: &Self::Config, init: CcInit) -> Self;
+}
+
+/// A controller kept on the heap. The controller enum is as large as its largest variant and
+/// every TCP flow holds one, so controllers with more state than Reno's window are boxed: the
+/// enum stays 32 bytes instead of CUBIC's 120 (one pointer step per call for those controllers).
+#[derive(Clone, Debug)]
+pub struct Boxed<T>(pub Box<T>);
+
+impl<T: CcNew> Boxed<T> {
+    /// Builds the controller on the heap.
+    pub fn new(cfg: &T::Config, init: CcInit) -> Self {
+        Boxed(Box::new(T::new(cfg, init)))
+    }
+}
+
+impl<T> std::ops::Deref for Boxed<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
+impl<T: CongestionControl> CongestionControl for Boxed<T> {
+    #[inline] fn cwnd_bytes(&self) -> u64 { self.0.cwnd_bytes() }
+    #[inline] fn ssthresh_bytes(&self) -> u64 { self.0.ssthresh_bytes() }
+    #[inline] fn on_ack(&mut self, a: &AckSample) { self.0.on_ack(a) }
+    #[inline] fn on_loss(&mut self, f: u64, m: u32, n: SimTime) { self.0.on_loss(f, m, n) }
+    #[inline] fn on_timeout(&mut self, f: u64, m: u32, n: SimTime) { self.0.on_timeout(f, m, n) }
+    #[inline] fn on_ecn(&mut self, f: u64, m: u32, n: SimTime) { self.0.on_ecn(f, m, n) }
+    #[inline] fn on_recovery_exit(&mut self, n: SimTime) { self.0.on_recovery_exit(n) }
+    #[inline] fn pacing_rate_bps(&self) -> Option<f64> { self.0.pacing_rate_bps() }
+    #[inline] fn on_rate_sample(&mut self, rs: &RateSample) { self.0.on_rate_sample(rs) }
+    fn wants_rate_samples(&self) -> bool { self.0.wants_rate_samples() }
+    #[inline] fn sets_recovery_window(&self) -> bool { self.0.sets_recovery_window() }
+    fn set_rng(&mut self, r: crate::sim::rng::SimRng) { self.0.set_rng(r) }
+}
+
+macro_rules! cc_new {
+    ($($ty:ty => $cfg:ty),* $(,)?) => {
+        $( impl CcNew for $ty {
+            type Config = $cfg;
+            fn new(cfg: &$cfg, init: CcInit) -> Self { <$ty>::new(cfg, init) }
+        } )*
+    };
+}
+
+cc_new! {
+    cubic::Cubic => cubic::CubicConfig,
+    dctcp::Dctcp => dctcp::DctcpConfig,
+    vegas::Vegas => vegas::VegasConfig,
+    aimd::Aimd => aimd::AimdConfig,
+    binomial::Binomial => binomial::BinomialConfig,
+    scalable::Scalable => scalable::ScalableConfig,
+}
+
 crate::algorithm_registry! {
     /// A congestion controller as written in a scenario: a name (`cc = "newreno"`) or a table
     /// with `kind` and parameters.
@@ -226,12 +287,12 @@ crate::algorithm_registry! {
     "newreno" => NewReno(newreno::NewReno, newreno::NewRenoConfig),
     "reno" => Reno(reno::Reno, reno::RenoConfig),
     "none" => NoCc(none::NoCc, none::NoneConfig),
-    "cubic" => Cubic(cubic::Cubic, cubic::CubicConfig),
-    "dctcp" => Dctcp(dctcp::Dctcp, dctcp::DctcpConfig),
-    "vegas" => Vegas(vegas::Vegas, vegas::VegasConfig),
-    "aimd" => Aimd(aimd::Aimd, aimd::AimdConfig),
-    "binomial" => Binomial(binomial::Binomial, binomial::BinomialConfig),
-    "scalable" => Scalable(scalable::Scalable, scalable::ScalableConfig),
+    "cubic" => Cubic(Boxed<cubic::Cubic>, cubic::CubicConfig),
+    "dctcp" => Dctcp(Boxed<dctcp::Dctcp>, dctcp::DctcpConfig),
+    "vegas" => Vegas(Boxed<vegas::Vegas>, vegas::VegasConfig),
+    "aimd" => Aimd(Boxed<aimd::Aimd>, aimd::AimdConfig),
+    "binomial" => Binomial(Boxed<binomial::Binomial>, binomial::BinomialConfig),
+    "scalable" => Scalable(Boxed<scalable::Scalable>, scalable::ScalableConfig),
     "bbr" => Bbr(bbr::Bbr, bbr::BbrConfig),
 }
 

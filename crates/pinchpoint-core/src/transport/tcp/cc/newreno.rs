@@ -37,6 +37,7 @@ impl CongestionControl for NewReno {
     fn ssthresh_bytes(&self) -> u64 {
         self.w.ssthresh
     }
+    #[inline]
     fn on_ack(&mut self, ack: &AckSample) {
         self.w.grow(ack.bytes_acked, ack.mss);
     }

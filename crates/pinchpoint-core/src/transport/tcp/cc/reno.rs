@@ -40,6 +40,7 @@ impl RenoWindow {
     }
 
     /// Grows the window for `bytes_acked` newly acknowledged bytes.
+    #[inline]
     pub fn grow(&mut self, bytes_acked: u64, mss: u32) {
         let left = self.slow_start(bytes_acked, mss);
         self.avoid(left, mss, u64::MAX);
