@@ -497,3 +497,25 @@ fn a_window_unlimited_sender_fills_its_shaper_bound_in_linear_time() {
     assert!(sim.error().is_some_and(|e| e.contains("simulation.max_shaper_pkts")));
     assert!(t0.elapsed().as_secs_f64() < 1.5, "{:?} to fill the shaper bound", t0.elapsed());
 }
+
+/// Fuzz finding (2026-11-23, parser campaign with `PROPTEST_RNG_SEED=2026`, case ~94,000):
+/// `mean_pkts = 4294967295` in `poisson_transfers.toml` passed validation, which checked sizes in
+/// packets at one byte per packet, and panicked in the builder, which multiplies by the MSS
+/// (issue 14, class 1). Every arrival process's size is now checked at the transfer's MSS.
+#[test]
+fn a_transfer_size_in_packets_too_large_at_the_mss_is_refused_with_its_path() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/examples");
+    let read = |f: &str| std::fs::read_to_string(root.join(f)).unwrap();
+    let cases = [
+        ("poisson_transfers.toml", "mean_pkts = 20 }", "mean_pkts = 4294967295 }", "arrivals[0].process.size.mean_pkts"),
+        ("flash_crowd.toml", "pkts = 10 }", "pkts = 4294967295 }", "arrivals[0].process.size.pkts"),
+        ("webtraf.toml", "pages_per_session = 4 }", "pages_per_session = 4, object_size = { kind = \"exponential\", mean_pkts = 4e9 } }", "arrivals[0].process.object_size.mean_pkts"),
+    ];
+    for (file, old, new, path) in cases {
+        let text = read(file);
+        assert_eq!(text.matches(old).count(), 1, "{file}: '{old}'");
+        let e = pinchpoint_core::load_toml(&text.replacen(old, new, 1), file, None).err().unwrap_or_else(|| panic!("{file}: accepted"));
+        assert_eq!(e.path, path, "{file}: {e}");
+        assert!(e.message.contains("at most 1000000000000 bytes"), "{file}: {e}");
+    }
+}
