@@ -49,12 +49,13 @@ test-python: build
 test-slow: build
 	$(VPY) -m pytest -q -m slow tests
 
-# Long fuzz campaign (issue 14): FUZZ_CASES parser cases and FUZZ_CASES / 50 random scenarios
-# (Rust, tests/fuzz_scenarios.rs), then the Hypothesis profile "campaign".
+# Long fuzz campaign (issue 14, docs/fuzzing.md): FUZZ_CASES parser cases and FUZZ_CASES / 50
+# random scenarios (Rust, tests/fuzz_scenarios.rs, progress on stderr), then the Hypothesis
+# profile "campaign" (2,000 examples). Niced: it shares the machine.
 FUZZ_CASES ?= 100000
 fuzz: build
-	PINCHPOINT_FUZZ_CASES=$(FUZZ_CASES) cargo test -p pinchpoint-core --release --test fuzz_scenarios
-	HYPOTHESIS_PROFILE=campaign $(VPY) -m pytest -q tests/test_fuzz_hypothesis.py
+	PINCHPOINT_FUZZ_CASES=$(FUZZ_CASES) PINCHPOINT_FUZZ_PROGRESS=1000 nice -n 10 cargo test -p pinchpoint-core --release --test fuzz_scenarios -- --nocapture
+	HYPOTHESIS_PROFILE=campaign nice -n 10 $(VPY) -m pytest -q --hypothesis-show-statistics tests/test_fuzz_hypothesis.py
 
 bench: build
 	$(VENV)/bin/pinchpoint bench

@@ -34,6 +34,16 @@ fn scenario_cases() -> u32 {
     env_count("PINCHPOINT_FUZZ_SCENARIOS").unwrap_or_else(|| env_count("PINCHPOINT_FUZZ_CASES").map_or(16, |n| (n / 50).max(16)))
 }
 
+/// With `PINCHPOINT_FUZZ_PROGRESS=N`, prints every N-th case of `what` with the wall time so
+/// far, so a campaign stopped early says how far it got.
+fn progress(what: &str, counter: &std::sync::atomic::AtomicU64, t0: std::time::Instant) {
+    let n = counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+    let every: u64 = std::env::var("PINCHPOINT_FUZZ_PROGRESS").ok().and_then(|v| v.parse().ok()).unwrap_or(0);
+    if every > 0 && n % every == 0 {
+        eprintln!("{what}: {n} cases in {:.0} s", t0.elapsed().as_secs_f64());
+    }
+}
+
 fn runner(cases: u32) -> TestRunner {
     // A fixed seed by default so `cargo test` is reproducible; a campaign may set
     // PROPTEST_RNG_SEED (proptest's own variable) to explore elsewhere.
@@ -212,7 +222,9 @@ fn mutated_bundled_scenarios_are_accepted_or_refused_never_a_panic() {
     let files = bundled_scenarios();
     assert!(files.len() > 50, "found {} bundled scenarios", files.len());
     let strategy = (0..files.len(), proptest::collection::vec((any::<usize>(), mutation()), 1..6));
+    let (count, t0) = (std::sync::atomic::AtomicU64::new(0), std::time::Instant::now());
     let result = runner(parser_cases()).run(&strategy, |(file, edits)| {
+        progress("parser", &count, t0);
         let (name, text) = &files[file];
         let mutated = mutate(text, &edits);
         // Ok or Err are both fine; a panic fails the case (proptest catches it and shrinks).
@@ -236,7 +248,7 @@ struct LinkSpec {
 
 #[derive(Clone, Debug)]
 enum FlowSpec {
-    Tcp { cc: usize, file_kb: Option<u32>, mss: u32, sack: bool },
+    Tcp { cc: usize, file_kb: Option<u32>, mss: u32, sack: bool, rcv_buf_bytes: Option<u32> },
     Udp { workload: usize, rate_kbps: u32, packet_bytes: u32 },
     Tfrc,
 }
@@ -258,13 +270,25 @@ struct ScenarioSpec {
     series_ms: Option<u32>,
 }
 
+/// Receiver buffers (`tcp.max_window`) drawn for `cc = "none"` flows, which only the receiver's
+/// window limits: 4 KiB to 6 MiB, from a small embedded stack to Linux's default `tcp_rmem`
+/// maximum (6 MiB; ns-3's default buffer, 128 KiB, lies inside). A quarter of the `none` flows
+/// keep the default, the largest window TCP can advertise (2^30 bytes), with an MSS of at
+/// least 1,000 bytes: that sender emits up to 2^30 / MSS segments at its start and after each
+/// timeout (the first port drops all but its queue), about 1.3 s of wall time per run at 1,000
+/// bytes against 17 s at 100 bytes (docs/fuzzing.md). Other controllers keep the default.
+const RCV_BUF_BYTES: std::ops::Range<u32> = 4096..6_291_457;
+/// Smallest MSS drawn for a `none` flow with the default (2^30-byte) receiver window.
+const MIN_MSS_UNLIMITED_NONE: u32 = 1000;
+
 fn link_spec() -> impl Strategy<Value = LinkSpec> {
     (100u32..100_000, 0u32..20_000, 0..QUEUE_KINDS.len(), 2u32..200).prop_map(|(rate_kbps, delay_us, queue, limit_pkts)| LinkSpec { rate_kbps, delay_us, queue, limit_pkts })
 }
 
 fn flow_setup() -> impl Strategy<Value = FlowSetup> {
     let spec = prop_oneof![
-        3 => (0..CC_KINDS.len(), proptest::option::of(1u32..400), 100u32..1500, any::<bool>()).prop_map(|(cc, file_kb, mss, sack)| FlowSpec::Tcp { cc, file_kb, mss, sack }),
+        3 => (0..CC_KINDS.len(), proptest::option::of(1u32..400), 100u32..1500, any::<bool>(), proptest::option::weighted(0.75, RCV_BUF_BYTES))
+            .prop_map(|(cc, file_kb, mss, sack, rcv_buf_bytes)| FlowSpec::Tcp { cc, file_kb, mss, sack, rcv_buf_bytes }),
         2 => (0usize..4, 10u32..20_000, 40u32..1500).prop_map(|(workload, rate_kbps, packet_bytes)| FlowSpec::Udp { workload, rate_kbps, packet_bytes }),
         1 => Just(FlowSpec::Tfrc),
     ];
@@ -310,7 +334,7 @@ fn scenario_text(s: &ScenarioSpec) -> String {
         let (src, dst) = if f.reverse { ("b", "a") } else { ("a", "b") };
         t += &format!("[[flows]]\nname = \"f{i}\"\nsrc = \"{src}\"\ndst = \"{dst}\"\nstart = \"{}ms\"\n", f.start_ms);
         match &f.spec {
-            FlowSpec::Tcp { cc, file_kb, mss, sack } => {
+            FlowSpec::Tcp { cc, file_kb, mss, sack, rcv_buf_bytes } => {
                 let workload = match file_kb {
                     Some(kb) => format!("{{ kind = \"file\", size = \"{kb}KB\" }}"),
                     None => "{ kind = \"bulk\" }".to_string(),
@@ -319,7 +343,12 @@ fn scenario_text(s: &ScenarioSpec) -> String {
                 // `simulation.max_shaper_pkts` used to leave packets counted as sent but neither
                 // held nor injected; the burst now stops at the bound (tests/engine.rs).
                 let cc = CC_KINDS[*cc];
-                t += &format!("transport = \"tcp\"\ncc = \"{cc}\"\nworkload = {workload}\ntcp = {{ mss = {mss}, sack = {sack}, ecn = {} }}\n", cc == "dctcp");
+                let (mss, buf) = match (cc, rcv_buf_bytes) {
+                    ("none", Some(b)) => (*mss, format!(", max_window = \"{b}B\"")),
+                    ("none", None) => ((*mss).max(MIN_MSS_UNLIMITED_NONE), String::new()),
+                    _ => (*mss, String::new()),
+                };
+                t += &format!("transport = \"tcp\"\ncc = \"{cc}\"\nworkload = {workload}\ntcp = {{ mss = {mss}, sack = {sack}, ecn = {}{buf} }}\n", cc == "dctcp");
             }
             FlowSpec::Udp { workload, rate_kbps, packet_bytes } => {
                 let w = match workload {
@@ -413,7 +442,9 @@ fn check_invariants(sim: &Simulation, r: &Results, limits: &[u32]) -> Result<(),
 
 #[test]
 fn random_valid_scenarios_conserve_packets_respect_rates_and_limits_and_repeat() {
+    let (count, t0) = (std::sync::atomic::AtomicU64::new(0), std::time::Instant::now());
     let result = runner(scenario_cases()).run(&scenario_spec(), |spec| {
+        progress("scenarios", &count, t0);
         let text = scenario_text(&spec);
         if std::env::var("PINCHPOINT_FUZZ_VERBOSE").is_ok() {
             eprintln!("--- case\n{text}");
@@ -465,4 +496,26 @@ fn a_window_unlimited_sender_fills_its_shaper_bound_in_linear_time() {
     sim.run();
     assert!(sim.error().is_some_and(|e| e.contains("simulation.max_shaper_pkts")));
     assert!(t0.elapsed().as_secs_f64() < 1.5, "{:?} to fill the shaper bound", t0.elapsed());
+}
+
+/// Fuzz finding (2026-11-23, parser campaign with `PROPTEST_RNG_SEED=2026`, case ~94,000):
+/// `mean_pkts = 4294967295` in `poisson_transfers.toml` passed validation, which checked sizes in
+/// packets at one byte per packet, and panicked in the builder, which multiplies by the MSS
+/// (issue 14, class 1). Every arrival process's size is now checked at the transfer's MSS.
+#[test]
+fn a_transfer_size_in_packets_too_large_at_the_mss_is_refused_with_its_path() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/examples");
+    let read = |f: &str| std::fs::read_to_string(root.join(f)).unwrap();
+    let cases = [
+        ("poisson_transfers.toml", "mean_pkts = 20 }", "mean_pkts = 4294967295 }", "arrivals[0].process.size.mean_pkts"),
+        ("flash_crowd.toml", "pkts = 10 }", "pkts = 4294967295 }", "arrivals[0].process.size.pkts"),
+        ("webtraf.toml", "pages_per_session = 4 }", "pages_per_session = 4, object_size = { kind = \"exponential\", mean_pkts = 4e9 } }", "arrivals[0].process.object_size.mean_pkts"),
+    ];
+    for (file, old, new, path) in cases {
+        let text = read(file);
+        assert_eq!(text.matches(old).count(), 1, "{file}: '{old}'");
+        let e = pinchpoint_core::load_toml(&text.replacen(old, new, 1), file, None).err().unwrap_or_else(|| panic!("{file}: accepted"));
+        assert_eq!(e.path, path, "{file}: {e}");
+        assert!(e.message.contains("at most 1000000000000 bytes"), "{file}: {e}");
+    }
 }

@@ -229,6 +229,11 @@ pub(crate) fn validate(sc: &Scenario, check_flow: &dyn Fn(&FlowConfig, &str) -> 
         // The flow settings, checked as the flow of one transfer.
         let f = a.flow_config(a.name.clone(), srcs[0], dsts[0], 1);
         check_flow(&f, &at)?;
+        // A size in packets is a number of MSS-sized packets: check its bytes at this MSS
+        // (`process.validate` can only assume one byte per packet). Fuzz finding: mean_pkts =
+        // 4294967295 passed validation and panicked in the builder (issue 14, class 1).
+        let (field, size) = a.process.size_config();
+        size.build(a.tcp.mss as u64).map_err(|e| (format!("{at}.process.{field}.{}", e.field), e.message))?;
     }
     if !sc.arrivals.is_empty() {
         if sc.metrics.packet_trace {

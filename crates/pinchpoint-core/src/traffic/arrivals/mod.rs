@@ -227,6 +227,17 @@ crate::algorithm_registry! {
     "webtraf" => WebTraf(webtraf::WebTraf, webtraf::WebTrafConfig),
 }
 
+impl ProcessConfig {
+    /// The process's transfer-size table and its field name.
+    pub fn size_config(&self) -> (&'static str, &TransferSizeConfig) {
+        match self {
+            ProcessConfig::Poisson(c) => ("size", &c.size),
+            ProcessConfig::FlashCrowd(c) => ("size", &c.size),
+            ProcessConfig::WebTraf(c) => ("object_size", &c.object_size),
+        }
+    }
+}
+
 /// Hosts given as one name or a list of names.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 #[serde(untagged)]

@@ -39,6 +39,12 @@ impl NoCc {
 }
 
 impl CongestionControl for NoCc {
+    /// Rate samples change nothing here; without them the sender keeps no per-segment
+    /// delivery record, which for a window-unlimited sender was a 10^7-entry list searched on
+    /// every retransmission (a third of the wall time of a go-back-N burst, fuzz campaign).
+    fn wants_rate_samples(&self) -> bool {
+        false
+    }
     fn cwnd_bytes(&self) -> u64 {
         UNLIMITED_BYTES
     }
