@@ -98,8 +98,8 @@ pub struct Reno {
 }
 
 impl Reno {
-    /// Builds Reno.
-    pub fn new(_cfg: &RenoConfig, init: CcInit) -> Self {
+    /// Builds Reno; `reno` and `newreno` (whose configs have no parameters) both build this.
+    pub fn new(_cfg: &impl super::CcSettings, init: CcInit) -> Self {
         Reno { w: RenoWindow::new(init) }
     }
 }
