@@ -2,17 +2,13 @@
 //! each holds the queue where its design says, FQ-CoDel isolates flows, and with ECN-capable TCP
 //! every one of them marks instead of dropping.
 
+mod common;
+
+use common::run_sim;
 use pinchpoint_core::{load_toml, Results, Simulation};
 
 const BOTTLENECK: &str = "r1->r2";
 const RATE_BPS: f64 = 10e6;
-
-fn run(text: &str) -> (Simulation, Results) {
-    let mut sim = load_toml(text, "aqm.toml", None).unwrap_or_else(|e| panic!("{e}"));
-    sim.run();
-    let r = sim.results();
-    (sim, r)
-}
 
 /// `n` TCP bulk flows (RTT 44 ms) over a 10 Mbit/s bottleneck with queue `queue`; `tcp` is the
 /// flows' TCP table; `extra` adds nodes, links and flows.
@@ -70,7 +66,7 @@ fn every_new_discipline_conserves_packets_and_agrees_with_the_port_count() {
         "{ kind = \"fq_codel\", limit_pkts = 30 }",
         "{ kind = \"pie\", limit_pkts = 30 }",
     ] {
-        let (sim, r) = run(&dumbbell(4, q, "{ }", "8s", POISSON));
+        let (sim, r) = run_sim(&dumbbell(4, q, "{ }", "8s", POISSON));
         assert!(port_u64(&r, "drops") > 0, "{q}: the bottleneck should drop");
         for p in sim.ports() {
             assert_eq!(p.waiting_pkts, p.queue_len_pkts(), "{q} at {}", p.name);
@@ -86,7 +82,7 @@ fn every_new_discipline_conserves_packets_and_agrees_with_the_port_count() {
 
 #[test]
 fn red_keeps_the_average_queue_between_its_thresholds() {
-    let (sim, r) = run(&dumbbell(4, "{ kind = \"red\", limit_pkts = 100 }", "{ }", "30s", ""));
+    let (sim, r) = run_sim(&dumbbell(4, "{ kind = \"red\", limit_pkts = 100 }", "{ }", "30s", ""));
     let q = sim.ports().iter().find(|p| p.name == BOTTLENECK).unwrap();
     let mean = port_f64(&r, "queue_pkts_mean");
     eprintln!("red: mean queue {mean:.2} pkts, drops {:?}, util {:.3}", q.stats.drops, utilisation(&r));
@@ -100,8 +96,8 @@ fn red_keeps_the_average_queue_between_its_thresholds() {
 
 #[test]
 fn codel_holds_the_standing_queue_delay_near_its_target_where_droptail_fills_the_buffer() {
-    let (_, codel) = run(&dumbbell(4, "{ kind = \"codel\", limit_pkts = 1000 }", "{ }", "30s", ""));
-    let (_, tail) = run(&dumbbell(4, "{ kind = \"droptail\", limit_pkts = 1000 }", "{ }", "30s", ""));
+    let (_, codel) = run_sim(&dumbbell(4, "{ kind = \"codel\", limit_pkts = 1000 }", "{ }", "30s", ""));
+    let (_, tail) = run_sim(&dumbbell(4, "{ kind = \"droptail\", limit_pkts = 1000 }", "{ }", "30s", ""));
     let (d_codel, d_tail) = (mean_queue_delay_s(&codel), mean_queue_delay_s(&tail));
     eprintln!("codel: mean queue delay {:.2} ms (droptail {:.1} ms), util {:.3}", d_codel * 1e3, d_tail * 1e3, utilisation(&codel));
     // Target 5 ms: the standing queue stays within a few ms of it.
@@ -112,7 +108,7 @@ fn codel_holds_the_standing_queue_delay_near_its_target_where_droptail_fills_the
 
 #[test]
 fn pie_holds_the_queue_delay_near_its_target() {
-    let (_, r) = run(&dumbbell(4, "{ kind = \"pie\", limit_pkts = 1000 }", "{ }", "30s", ""));
+    let (_, r) = run_sim(&dumbbell(4, "{ kind = \"pie\", limit_pkts = 1000 }", "{ }", "30s", ""));
     let d = mean_queue_delay_s(&r);
     eprintln!("pie: mean queue delay {:.2} ms, util {:.3}, drops {}", d * 1e3, utilisation(&r), port_u64(&r, "drops"));
     // Target 15 ms.
@@ -123,7 +119,7 @@ fn pie_holds_the_queue_delay_near_its_target() {
 #[test]
 fn fq_codel_isolates_a_tcp_flow_from_a_cbr_flood() {
     let goodput = |queue: &str| {
-        let (_, r) = run(&dumbbell(1, queue, "{ }", "20s", CBR_FLOOD));
+        let (_, r) = run_sim(&dumbbell(1, queue, "{ }", "20s", CBR_FLOOD));
         let row = r.flows.strs("flow").iter().position(|f| f == "f0").unwrap();
         r.flows.f64s("goodput_bps")[row]
     };
@@ -195,11 +191,11 @@ fn bundled_red_ecn_example_marks_and_does_not_drop_after_slow_start() {
 fn randomised_disciplines_repeat_exactly_with_the_same_seed() {
     for q in ["{ kind = \"red\" }", "{ kind = \"pie\" }"] {
         let text = dumbbell(4, q, "{ }", "8s", POISSON);
-        let a = run(&text).1;
-        let b = run(&text).1;
+        let a = run_sim(&text).1;
+        let b = run_sim(&text).1;
         assert_eq!(a.ports.u64s("drops"), b.ports.u64s("drops"), "{q}");
         assert_eq!(a.flows.u64s("delivered_pkts"), b.flows.u64s("delivered_pkts"), "{q}");
-        let (_, c) = run(&text.replace("duration = \"8s\"", "duration = \"8s\"\nseed = 7"));
+        let (_, c) = run_sim(&text.replace("duration = \"8s\"", "duration = \"8s\"\nseed = 7"));
         assert_ne!(a.flows.u64s("delivered_pkts"), c.flows.u64s("delivered_pkts"), "{q}: another seed changes the run");
     }
 }

@@ -1,14 +1,11 @@
 //! Network behaviour of BBR (`transport/tcp/cc/bbr.rs`): what BBR v1 is known for, measured on
 //! a simulated dumbbell. Each scenario runs a few simulated seconds.
 
+mod common;
+
+use common::run;
 use pinchpoint_core::metrics::stats::jain_index;
 use pinchpoint_core::{load_toml, Results};
-
-fn run(text: &str) -> Results {
-    let mut sim = load_toml(text, "test.toml", None).unwrap_or_else(|e| panic!("{e}"));
-    sim.run();
-    sim.results()
-}
 
 /// One bottleneck r1 -> r2 (`rate`, one-way `delay`, `queue`), every flow with its own hosts
 /// (1 ms access links); `flows` are the extra TOML lines of each flow (`cc = ...`).

@@ -2,14 +2,11 @@
 //! small scenario for a few simulated seconds and checks the behaviour the controller is known
 //! for, measured on the simulated network.
 
+mod common;
+
+use common::run;
 use pinchpoint_core::metrics::stats::jain_index;
 use pinchpoint_core::{load_toml, Results};
-
-fn run(text: &str) -> Results {
-    let mut sim = load_toml(text, "test.toml", None).unwrap_or_else(|e| panic!("{e}"));
-    sim.run();
-    sim.results()
-}
 
 /// One bottleneck r1 -> r2 (`rate`, `delay`, `queue`); each flow gets its own hosts, and the
 /// source's access link has the flow's own delay (so flows can differ in RTT). Each entry of

@@ -3,16 +3,12 @@
 //! share in proportion to their weights and the link runs near the target utilisation with
 //! almost no queue.
 
+mod common;
+
+use common::run_sim;
 use pinchpoint_core::{load_toml, Results, Simulation};
 
 const BOTTLENECK: &str = "r1->r2";
-
-fn run(text: &str) -> (Simulation, Results) {
-    let mut sim = load_toml(text, "eca.toml", None).unwrap_or_else(|e| panic!("{e}"));
-    sim.run();
-    let r = sim.results();
-    (sim, r)
-}
 
 /// Bulk TCP flows with the given WTP weights (none: plain TCP) over a 10 Mbit/s, 20 ms
 /// bottleneck with a 50-packet drop-tail queue, `hook` on the bottleneck.
@@ -59,7 +55,7 @@ fn bottleneck(r: &Results, col: &str) -> f64 {
 
 #[test]
 fn wtp_flows_share_a_bottleneck_in_proportion_to_their_weights_near_the_target_utilisation() {
-    let (sim, r) = run(&dumbbell(&[Some(1.0), Some(2.0), Some(3.0)], "{ kind = \"eca_load\" }", "40s"));
+    let (sim, r) = run_sim(&dumbbell(&[Some(1.0), Some(2.0), Some(3.0)], "{ kind = \"eca_load\" }", "40s"));
     // Shares after L has climbed from its floor (about 4 s here, s4.A.2's 1.05 per 100 ms).
     let goodput = delivered_since(&r, 10.0);
     let total: f64 = goodput.iter().sum();
@@ -86,8 +82,8 @@ fn wtp_flows_share_a_bottleneck_in_proportion_to_their_weights_near_the_target_u
 #[test]
 fn max_combining_follows_the_most_loaded_hop_and_runs_are_deterministic() {
     let text = dumbbell(&[Some(1.0), Some(1.0)], "{ kind = \"eca_load\", target_utilisation = 0.5 }", "20s");
-    let (_, a) = run(&text);
-    let (_, b) = run(&text);
+    let (_, a) = run_sim(&text);
+    let (_, b) = run_sim(&text);
     assert_eq!(a.flows.f64s("goodput_bps"), b.flows.f64s("goodput_bps"));
     let total: f64 = a.flows.f64s("goodput_bps").iter().sum();
     // A 50% target leaves half the link idle (goodput excludes 52-byte headers per 1500).
@@ -96,13 +92,13 @@ fn max_combining_follows_the_most_loaded_hop_and_runs_are_deterministic() {
 
 #[test]
 fn without_an_eca_router_a_wtp_flow_is_not_limited() {
-    let (_, r) = run(&dumbbell(&[Some(1.0)], "", "10s"));
+    let (_, r) = run_sim(&dumbbell(&[Some(1.0)], "", "10s"));
     assert!(r.flows.f64s("goodput_bps")[0] > 8e6);
 }
 
 #[test]
 fn the_virtual_queue_estimator_also_shares_by_weight() {
-    let (_, r) = run(&dumbbell(&[Some(1.0), Some(3.0)], "{ kind = \"eca_load\", estimator = \"virtual_queue\" }", "40s"));
+    let (_, r) = run_sim(&dumbbell(&[Some(1.0), Some(3.0)], "{ kind = \"eca_load\", estimator = \"virtual_queue\" }", "40s"));
     let g = r.flows.f64s("goodput_bps");
     eprintln!("vq goodput {g:?}");
     let ratio = g[1] / g[0];

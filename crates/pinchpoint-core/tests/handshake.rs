@@ -3,13 +3,10 @@
 //! that do not set ECT on their SYN wait out SYN timeouts; with ECT on SYN they are marked and
 //! go on.
 
-use pinchpoint_core::{load_toml, Results};
+mod common;
 
-fn run(text: &str) -> Results {
-    let mut sim = load_toml(text, "test.toml", Some(1)).unwrap_or_else(|e| panic!("{e}"));
-    sim.run();
-    sim.results()
-}
+use common::run;
+use pinchpoint_core::{load_toml, Results};
 
 /// A 10 Mbit/s dumbbell with an ECN RED bottleneck, `long` bulk ECN flows from t = 0 and
 /// `short` 10-segment ECN transfers with a handshake, one every 250 ms from t = 2 s.

@@ -1,16 +1,12 @@
 //! Network-level invariants and behaviour: conservation, rate and buffer limits, TCP
 //! utilisation and fairness, determinism.
 
+mod common;
+
+use common::run_sim_seeded;
 use pinchpoint_core::metrics::stats::jain_index;
 use pinchpoint_core::metrics::table::ColumnData;
-use pinchpoint_core::{load_toml, Results, Simulation};
-
-fn run(text: &str, seed: Option<u64>) -> (Simulation, Results) {
-    let mut sim = load_toml(text, "test.toml", seed).unwrap_or_else(|e| panic!("{e}"));
-    sim.run();
-    let r = sim.results();
-    (sim, r)
-}
+use pinchpoint_core::Results;
 
 /// A dumbbell of `n` TCP flows (plus optional UDP) with the given bottleneck.
 fn dumbbell(n: usize, rate: &str, delay: &str, buffer_pkts: u32, duration: &str, extra: &str) -> String {
@@ -50,7 +46,7 @@ fn packets_are_conserved_per_flow_and_per_port() {
         (dumbbell(4, "10Mbps", "10ms", 20, "20s", UDP_EXTRA), 20.0),
         (dumbbell(3, "5Mbps", "30ms", 8, "7.3s", ""), 7.3),
     ] {
-        let (sim, r) = run(&text, None);
+        let (sim, r) = run_sim_seeded(&text, None);
         assert!((r.end_time_s - stop_at).abs() < 1e-9);
         let sent = u(&r, "flows", "sent_pkts");
         let acks = u(&r, "flows", "ack_pkts");
@@ -73,7 +69,7 @@ fn packets_are_conserved_per_flow_and_per_port() {
 
 #[test]
 fn links_never_exceed_rate_and_queues_never_exceed_limit() {
-    let (sim, r) = run(&dumbbell(6, "10Mbps", "10ms", 25, "15s", UDP_EXTRA), None);
+    let (sim, r) = run_sim_seeded(&dumbbell(6, "10Mbps", "10ms", 25, "15s", UDP_EXTRA), None);
     let dur = r.end_time_s;
     for p in sim.ports() {
         let bits = p.stats.tx_bytes as f64 * 8.0;
@@ -95,7 +91,7 @@ fn links_never_exceed_rate_and_queues_never_exceed_limit() {
 fn one_newreno_flow_fills_a_bdp_buffered_bottleneck() {
     // 10 Mbit/s, RTT = 2 * (1 + 20 + 1) ms = 44 ms: BDP = 55 kB, about 37 packets of 1500 B.
     let text = dumbbell(1, "10Mbps", "20ms", 37, "40s", "");
-    let (_sim, r) = run(&text, None);
+    let (_sim, r) = run_sim_seeded(&text, None);
     // Utilisation after slow start: bytes the bottleneck sent between 5 s and the end.
     let ps = &r.port_series;
     let t = ps.f64s("t_s");
@@ -111,7 +107,7 @@ fn one_newreno_flow_fills_a_bdp_buffered_bottleneck() {
 #[test]
 fn two_equal_rtt_flows_share_fairly() {
     let text = dumbbell(2, "10Mbps", "20ms", 40, "60s", "");
-    let (_sim, r) = run(&text, None);
+    let (_sim, r) = run_sim_seeded(&text, None);
     let g = r.flows.f64s("goodput_bps");
     let j = jain_index(g);
     assert!(j >= 0.95, "Jain {j:.4} for goodputs {g:?}");
@@ -140,10 +136,10 @@ fn tables_equal(a: &Results, b: &Results) -> bool {
 #[test]
 fn same_seed_gives_identical_results_and_another_seed_changes_poisson_arrivals() {
     let text = dumbbell(3, "10Mbps", "10ms", 20, "10s", UDP_EXTRA);
-    let (_, a) = run(&text, Some(11));
-    let (_, b) = run(&text, Some(11));
+    let (_, a) = run_sim_seeded(&text, Some(11));
+    let (_, b) = run_sim_seeded(&text, Some(11));
     assert!(tables_equal(&a, &b));
-    let (_, c) = run(&text, Some(12));
+    let (_, c) = run_sim_seeded(&text, Some(12));
     let udp = |r: &Results| {
         let i = r.flows.strs("flow").iter().position(|n| n == "udp").unwrap();
         r.flows.u64s("sent_pkts")[i]
@@ -160,7 +156,7 @@ fn same_seed_gives_identical_results_and_another_seed_changes_poisson_arrivals()
 fn finite_transfers_stop_the_run_and_report_completion_time() {
     let mut text = dumbbell(2, "10Mbps", "10ms", 30, "100s", "");
     text = text.replace("workload = { kind = \"bulk\" }", "workload = { kind = \"file\", size = \"500KB\" }");
-    let (_, r) = run(&text, None);
+    let (_, r) = run_sim_seeded(&text, None);
     assert!(r.end_time_s < 100.0, "stops when both files are done ({})", r.end_time_s);
     let fct = r.flows.f64s("fct_s");
     let delivered = r.flows.u64s("delivered_bytes");
@@ -177,8 +173,8 @@ fn sack_recovers_a_slow_start_overshoot_without_the_timeouts_newreno_needs() {
     // burst of segments in one window.
     let base = dumbbell(1, "100Mbps", "10ms", 100, "10s", "");
     let with = |sack: bool| base.replace("workload = { kind = \"bulk\" }", &format!("workload = {{ kind = \"bulk\" }}\ntcp = {{ sack = {sack} }}"));
-    let (_, on) = run(&with(true), None);
-    let (_, off) = run(&with(false), None);
+    let (_, on) = run_sim_seeded(&with(true), None);
+    let (_, off) = run_sim_seeded(&with(false), None);
     let timeouts = |r: &Results| r.flows.u64s("timeouts")[0];
     let goodput = |r: &Results| r.flows.f64s("goodput_bps")[0];
     assert!(timeouts(&on) <= 1, "SACK timeouts {}", timeouts(&on));
@@ -205,7 +201,7 @@ fn every_queue_discipline_conserves_packets_and_agrees_with_the_port_count() {
     ] {
         let text = dumbbell(4, "10Mbps", "10ms", 20, "8s", UDP_EXTRA)
             .replacen("queue = { kind = \"droptail\", limit_pkts = 20 }", &format!("queue = {q}"), 1);
-        let (sim, r) = run(&text, None);
+        let (sim, r) = run_sim_seeded(&text, None);
         let bottleneck = sim.ports().iter().find(|p| p.name == "r1->r2").unwrap();
         assert!(bottleneck.stats.total_drops() > 0, "{q}: the bottleneck should drop");
         for p in sim.ports() {

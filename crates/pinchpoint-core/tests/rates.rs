@@ -1,12 +1,9 @@
 //! Interval rates (`metrics.rate_interval`): the `flow_rates` table and the `rate_cov` column.
 
-use pinchpoint_core::{load_toml, Results};
+mod common;
 
-fn run(text: &str) -> Results {
-    let mut sim = load_toml(text, "test.toml", Some(1)).unwrap_or_else(|e| panic!("{e}"));
-    sim.run();
-    sim.results()
-}
+use common::run;
+use pinchpoint_core::{load_toml, Results};
 
 /// One UDP flow over a 10 Mbit/s link, 5 ms one way, recording 100 ms rates.
 fn one_flow(workload: &str, duration: &str, start: &str) -> String {

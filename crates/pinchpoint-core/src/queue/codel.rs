@@ -103,46 +103,26 @@ pub struct TimedEntry {
     pub ect: bool,
 }
 
-/// A FIFO of time-stamped packet slots with its length in packets and bytes.
-#[derive(Default, Debug)]
-pub struct TimedFifo {
-    items: VecDeque<TimedEntry>,
-    bytes: u64,
+impl super::FifoEntry for TimedEntry {
+    #[inline]
+    fn size_bytes(&self) -> u32 {
+        self.size_bytes
+    }
 }
+
+/// A FIFO of time-stamped packet slots: the shared [`super::Fifo`] with CoDel's entries.
+pub type TimedFifo = super::Fifo<TimedEntry>;
 
 impl TimedFifo {
     /// Appends `pkt` (slot `id`) queued at `now`.
     #[inline]
     pub fn push(&mut self, id: u32, pkt: &Packet, now: SimTime) {
-        self.items.push_back(TimedEntry { id, size_bytes: pkt.size_bytes, enqueued_at: now, ect: pkt.ecn != Ecn::NotEct });
-        self.bytes += pkt.size_bytes as u64;
+        self.push_entry(TimedEntry { id, size_bytes: pkt.size_bytes, enqueued_at: now, ect: pkt.ecn != Ecn::NotEct });
     }
     /// Removes the head.
     #[inline]
     pub fn pop(&mut self) -> Option<TimedEntry> {
-        let e = self.items.pop_front()?;
-        self.bytes -= e.size_bytes as u64;
-        Some(e)
-    }
-    /// The head, if any.
-    #[inline]
-    pub fn front(&self) -> Option<&TimedEntry> {
-        self.items.front()
-    }
-    /// Packets held.
-    #[inline]
-    pub fn len_pkts(&self) -> u32 {
-        self.items.len() as u32
-    }
-    /// Bytes held.
-    #[inline]
-    pub fn len_bytes(&self) -> u64 {
-        self.bytes
-    }
-    /// True when empty.
-    #[inline]
-    pub fn is_empty(&self) -> bool {
-        self.items.is_empty()
+        self.pop_entry()
     }
 }
 

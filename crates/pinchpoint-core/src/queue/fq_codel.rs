@@ -15,7 +15,7 @@
 //! `hash_seed` so runs repeat exactly. Distinct flows can collide, as in Linux.
 
 use super::codel::{check_codel_params, check_limit, default_interval, default_mtu, default_target, CodelParams, CodelState, TimedFifo};
-use super::{BufferLimit, DropReason, PortInfo, QueueAction, QueueDiscipline, Verdict};
+use super::{Backlog, BufferLimit, DropReason, PortInfo, QueueAction, QueueDiscipline, Verdict};
 use crate::net::packet::Packet;
 use crate::scenario::units::Duration;
 use crate::sim::{SimRng, SimTime};
@@ -130,8 +130,8 @@ pub struct FqCodel {
     quantum: i64,
     params: CodelParams,
     hash_seed: u64,
-    pkts: u32,
-    bytes: u64,
+    /// All flow queues together.
+    backlog: Backlog,
     actions: VecDeque<QueueAction>,
 }
 
@@ -151,8 +151,7 @@ impl FqCodel {
             quantum: cfg.quantum_bytes as i64,
             params: CodelParams { target_ps: cfg.target.0, interval_ps: cfg.interval.0, mtu_bytes: cfg.mtu_bytes as u64, ecn: cfg.ecn },
             hash_seed: cfg.hash_seed,
-            pkts: 0,
-            bytes: 0,
+            backlog: Backlog::default(),
             actions: VecDeque::new(),
         }
     }
@@ -167,7 +166,7 @@ impl FqCodel {
     }
 
     fn over_limit(&self) -> bool {
-        self.limit.limit_pkts.is_some_and(|l| self.pkts > l) || self.limit.limit_bytes.is_some_and(|l| self.bytes > l.0)
+        self.limit.limit_pkts.is_some_and(|l| self.backlog.pkts > l) || self.limit.limit_bytes.is_some_and(|l| self.backlog.bytes > l.0)
     }
 
     /// RFC 8290 s4.1: drop the head packet of the queue with the most bytes.
@@ -175,9 +174,10 @@ impl FqCodel {
         let Some((fat, _)) = self.queues.iter().enumerate().max_by_key(|(i, q)| (q.fifo.len_bytes(), std::cmp::Reverse(*i))) else {
             return;
         };
-        if let Some(e) = self.queues[fat].fifo.pop() {
-            self.pkts -= 1;
-            self.bytes -= e.size_bytes as u64;
+        let q = &mut self.queues[fat].fifo;
+        let before = q.backlog();
+        if let Some(e) = q.pop() {
+            self.backlog.remove_change(before, q.backlog());
             self.actions.push_back(QueueAction::Dropped(e.id, DropReason::Overflow));
         }
     }
@@ -194,8 +194,7 @@ impl QueueDiscipline for FqCodel {
             q.deficit = self.quantum;
             self.new_flows.push_back(idx as u32);
         }
-        self.pkts += 1;
-        self.bytes += pkt.size_bytes as u64;
+        self.backlog.add(pkt.size_bytes);
         if self.over_limit() {
             // The arrival may itself be the victim; the port learns it through `take_action`.
             let before = self.actions.len();
@@ -230,10 +229,9 @@ impl QueueDiscipline for FqCodel {
                 self.old_flows.push_back(idx);
                 continue;
             }
-            let (p0, b0) = (q.fifo.len_pkts(), q.fifo.len_bytes());
+            let before = q.fifo.backlog();
             let sent = q.codel.dequeue(&mut q.fifo, now, &self.params, &mut self.actions);
-            self.pkts -= p0 - q.fifo.len_pkts();
-            self.bytes -= b0 - q.fifo.len_bytes();
+            self.backlog.remove_change(before, q.fifo.backlog());
             match sent {
                 Some(e) => {
                     q.deficit -= e.size_bytes as i64;
@@ -258,10 +256,10 @@ impl QueueDiscipline for FqCodel {
         }
     }
     fn len_pkts(&self) -> u32 {
-        self.pkts
+        self.backlog.pkts
     }
     fn len_bytes(&self) -> u64 {
-        self.bytes
+        self.backlog.bytes
     }
     #[inline]
     fn may_act(&self) -> bool {

@@ -97,27 +97,79 @@ pub trait QueueDiscipline {
     }
 }
 
+/// Packets and bytes waiting: what a [`Fifo`] counts of itself, and FQ-CoDel of all its flow
+/// queues together.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Backlog {
+    /// Packets.
+    pub pkts: u32,
+    /// Bytes.
+    pub bytes: u64,
+}
+
+impl Backlog {
+    /// One packet of `size_bytes` more.
+    #[inline]
+    pub fn add(&mut self, size_bytes: u32) {
+        self.pkts += 1;
+        self.bytes += size_bytes as u64;
+    }
+    /// What left between `before` and `after` (a queue's backlogs) left this one too.
+    #[inline]
+    pub fn remove_change(&mut self, before: Backlog, after: Backlog) {
+        self.pkts -= before.pkts - after.pkts;
+        self.bytes -= before.bytes - after.bytes;
+    }
+}
+
+/// An entry a [`Fifo`] holds: a packet slot and its size on the wire, with whatever else the
+/// discipline keeps per packet (CoDel: the enqueue time).
+pub trait FifoEntry: Copy {
+    /// Size on the wire, bytes.
+    fn size_bytes(&self) -> u32;
+}
+
+/// A plain FIFO entry: (packet slot, size in bytes).
+impl FifoEntry for (u32, u32) {
+    #[inline]
+    fn size_bytes(&self) -> u32 {
+        self.1
+    }
+}
+
 /// A FIFO of packet slots that keeps its length in packets and bytes; the building block most
-/// disciplines share.
-#[derive(Default, Debug)]
-pub struct Fifo {
-    items: VecDeque<(u32, u32)>,
+/// disciplines share (the plain form holds (slot, size) pairs, CoDel's [`codel::TimedFifo`]
+/// time-stamped entries).
+#[derive(Debug)]
+pub struct Fifo<E = (u32, u32)> {
+    items: VecDeque<E>,
     bytes: u64,
 }
 
-impl Fifo {
-    /// Appends slot `id` of `size_bytes`.
-    #[inline]
-    pub fn push(&mut self, id: u32, size_bytes: u32) {
-        self.items.push_back((id, size_bytes));
-        self.bytes += size_bytes as u64;
+impl<E> Default for Fifo<E> {
+    fn default() -> Self {
+        Fifo { items: VecDeque::new(), bytes: 0 }
     }
-    /// Removes the head slot.
+}
+
+impl<E: FifoEntry> Fifo<E> {
+    /// Appends an entry.
     #[inline]
-    pub fn pop(&mut self) -> Option<u32> {
-        let (id, size) = self.items.pop_front()?;
-        self.bytes -= size as u64;
-        Some(id)
+    pub fn push_entry(&mut self, e: E) {
+        self.bytes += e.size_bytes() as u64;
+        self.items.push_back(e);
+    }
+    /// Removes the head entry.
+    #[inline]
+    pub fn pop_entry(&mut self) -> Option<E> {
+        let e = self.items.pop_front()?;
+        self.bytes -= e.size_bytes() as u64;
+        Some(e)
+    }
+    /// The head entry, if any.
+    #[inline]
+    pub fn front(&self) -> Option<&E> {
+        self.items.front()
     }
     /// Packets held.
     #[inline]
@@ -133,6 +185,24 @@ impl Fifo {
     #[inline]
     pub fn is_empty(&self) -> bool {
         self.items.is_empty()
+    }
+    /// Packets and bytes held.
+    #[inline]
+    pub fn backlog(&self) -> Backlog {
+        Backlog { pkts: self.len_pkts(), bytes: self.bytes }
+    }
+}
+
+impl Fifo {
+    /// Appends slot `id` of `size_bytes`.
+    #[inline]
+    pub fn push(&mut self, id: u32, size_bytes: u32) {
+        self.push_entry((id, size_bytes));
+    }
+    /// Removes the head slot.
+    #[inline]
+    pub fn pop(&mut self) -> Option<u32> {
+        self.pop_entry().map(|(id, _)| id)
     }
 }
 

@@ -125,9 +125,9 @@ pub fn build(sc: &Scenario, seed: Option<u64>, origin: &str) -> Result<Simulatio
             timers: FlowTimers::default(),
             rng: flow_rng,
             stats: FlowStats::default(),
-            eca: f.wtp.map(|_| Box::default()),
+            eca: f.settings.wtp.map(|_| Box::default()),
             shaper,
-            priority: f.priority,
+            priority: f.settings.priority,
             started: false,
             done: false,
             live_pkts: 0,
@@ -197,18 +197,18 @@ fn transport_is_finite(t: &AnyTransport) -> bool {
 
 /// The flow's shaper: a fixed token bucket (`shaper`), a WTP bucket (`wtp`) or none.
 pub(crate) fn build_shaper(f: &FlowConfig, max_held_pkts: usize) -> Option<Box<FlowShaper>> {
-    if let Some(w) = f.wtp {
+    if let Some(w) = f.settings.wtp {
         return Some(Box::new(FlowShaper { bucket: TokenBucket::new(crate::shaper::wtp::UNLIMITED_BPS, w.bucket.0), held: Default::default(), max_held_pkts, wtp_weight: Some(w.weight) }));
     }
     f.shaper.map(|c| Box::new(FlowShaper { bucket: TokenBucket::new(c.rate.bps(), c.bucket.0), held: Default::default(), max_held_pkts, wtp_weight: None }))
 }
 
 pub(crate) fn build_transport(f: &FlowConfig, seed: u64) -> AnyTransport {
-    match f.transport {
+    match f.settings.transport {
         TransportKind::Tcp => {
-            let t = &f.tcp;
+            let t = &f.settings.tcp;
             let total = f.workload.build().total_bytes().unwrap_or(u64::MAX);
-            let mut cc = AnyCc::build(f.cc.as_ref().unwrap_or(&CcConfig::default()), CcInit { mss: t.mss, init_cwnd_pkts: t.init_cwnd_pkts });
+            let mut cc = AnyCc::build(f.settings.cc.as_ref().unwrap_or(&CcConfig::default()), CcInit { mss: t.mss, init_cwnd_pkts: t.init_cwnd_pkts });
             crate::transport::tcp::cc::CongestionControl::set_rng(&mut cc, rng::stream(seed, &format!("cc:{}", f.name)));
             let mut sender = TcpSender::new(
                 SenderSettings {
@@ -221,7 +221,7 @@ pub(crate) fn build_transport(f: &FlowConfig, seed: u64) -> AnyTransport {
                     max_rto_ps: t.max_rto.0,
                     ecn: t.ecn,
                     limited_transmit: true,
-                    priority: f.priority,
+                    priority: f.settings.priority,
                     sack: t.sack_enabled(),
                     recovery: t.recovery_in_use(),
                     prr: t.prr_enabled(),
@@ -242,7 +242,7 @@ pub(crate) fn build_transport(f: &FlowConfig, seed: u64) -> AnyTransport {
                     ecn: t.ecn,
                     mss: t.mss,
                     sack: t.sack_enabled(),
-                    dctcp_echo: matches!(f.cc, Some(CcConfig::Dctcp(_))),
+                    dctcp_echo: matches!(f.settings.cc, Some(CcConfig::Dctcp(_))),
                 },
                 policy,
             );
@@ -253,20 +253,20 @@ pub(crate) fn build_transport(f: &FlowConfig, seed: u64) -> AnyTransport {
                     initial_rto_ps: t.initial_rto.0,
                     max_rto_ps: t.max_rto.0,
                     syn_retries: t.syn_retries.unwrap_or(DEFAULT_SYN_RETRIES),
-                    priority: f.priority,
+                    priority: f.settings.priority,
                 }))
             });
             AnyTransport::Tcp(Box::new(TcpConnection { sender, receiver, handshake }))
         }
         TransportKind::Tfrc => {
-            AnyTransport::Tfrc(Box::new(crate::transport::tfrc::TfrcFlow::new(&f.tfrc.unwrap_or_default(), f.priority)))
+            AnyTransport::Tfrc(Box::new(crate::transport::tfrc::TfrcFlow::new(&f.tfrc.unwrap_or_default(), f.settings.priority)))
         }
         TransportKind::Udp => {
-AnyTransport::Udp(UdpFlow::new(f.priority))
+AnyTransport::Udp(UdpFlow::new(f.settings.priority))
         }
         TransportKind::Trump => {
             let WorkloadConfig::File(file) = &f.workload else { unreachable!("validated: trump carries a file") };
-            AnyTransport::Trump(Box::new(crate::transport::trump::TrumpFlow::new(&f.trump.clone().unwrap_or_default(), file.size.0, f.priority)))
+            AnyTransport::Trump(Box::new(crate::transport::trump::TrumpFlow::new(&f.trump.clone().unwrap_or_default(), file.size.0, f.settings.priority)))
         }
     }
 }

@@ -1,6 +1,7 @@
 //! Scenarios: the file format, its validation, and building a [`crate::Simulation`] from it.
 
 pub mod build;
+pub mod flat;
 pub mod presets;
 pub mod schema;
 /// Units moved to `sim::units`; this path stays for existing imports.

@@ -72,15 +72,10 @@ pub fn dumbbell(n: usize, sim_s: f64) -> Scenario {
             start: Duration(0),
             start_jitter: None,
             workload: WorkloadConfig::Bulk,
-            transport: TransportKind::Tcp,
-            cc: None,
-            tcp: tcp.clone(),
             trump: None,
             tfrc: None,
             shaper: None,
-            wtp: None,
-            priority: 0,
-            group: None,
+            settings: FlowSettings { transport: TransportKind::Tcp, tcp: tcp.clone(), ..Default::default() },
         });
     }
     Scenario {

@@ -207,8 +207,8 @@ pub struct RouteConfig {
 }
 
 /// A transport flow from `src` to `dst` and what it carries.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Debug, Deserialize, PartialEq, schemars::JsonSchema)]
+#[serde(remote = "Self", deny_unknown_fields)]
 pub struct FlowConfig {
     /// Unique name.
     pub name: String,
@@ -226,15 +226,6 @@ pub struct FlowConfig {
     pub start_jitter: Option<Duration>,
     /// What the flow carries.
     pub workload: WorkloadConfig,
-    /// `tcp` (reliable, windowed), `udp` (unresponsive) or `tfrc` (equation-based rate control).
-    #[serde(default)]
-    pub transport: TransportKind,
-    /// Congestion controller of a TCP flow (default `newreno`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cc: Option<CcConfig>,
-    /// TCP settings.
-    #[serde(default)]
-    pub tcp: TcpConfig,
     /// TRUMP settings (only with `transport = "trump"`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trump: Option<crate::transport::trump::TrumpConfig>,
@@ -244,16 +235,89 @@ pub struct FlowConfig {
     /// Per-flow token-bucket shaper between the transport and the NIC.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shaper: Option<ShaperConfig>,
-    /// ECA Weighted Token-bucket Pacing: a shaper whose rate follows the reflected path load
-    /// (`shaper::wtp`); the receiver reflects LOAD. Excludes `shaper`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Transport, controller, TCP settings, WTP shaping, priority and group (written inline,
+    /// as in an `[[arrivals]]` entry; see [`FlowSettings`]).
+    #[serde(flatten)]
+    pub settings: FlowSettings,
+}
+
+/// Every key of a `[[flows]]` entry, in the order an unknown key's error lists them.
+const FLOW_KEYS: &[&str] = &["name", "src", "dst", "start", "start_jitter", "workload", "transport", "cc", "tcp", "trump", "tfrc", "shaper", "wtp", "priority", "group"];
+
+impl<'de> Deserialize<'de> for FlowConfig {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        super::flat::deserialize(d, FLOW_KEYS, |split| FlowConfig::deserialize(split), |f, s| f.settings = s)
+    }
+}
+
+impl Serialize for FlowConfig {
+    fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let s = &self.settings;
+        let mut t = ser.serialize_struct("FlowConfig", FLOW_KEYS.len())?;
+        t.serialize_field("name", &self.name)?;
+        t.serialize_field("src", &self.src)?;
+        t.serialize_field("dst", &self.dst)?;
+        t.serialize_field("start", &self.start)?;
+        some_field(&mut t, "start_jitter", &self.start_jitter)?;
+        t.serialize_field("workload", &self.workload)?;
+        t.serialize_field("transport", &s.transport)?;
+        some_field(&mut t, "cc", &s.cc)?;
+        t.serialize_field("tcp", &s.tcp)?;
+        some_field(&mut t, "trump", &self.trump)?;
+        some_field(&mut t, "tfrc", &self.tfrc)?;
+        some_field(&mut t, "shaper", &self.shaper)?;
+        some_field(&mut t, "wtp", &s.wtp)?;
+        t.serialize_field("priority", &s.priority)?;
+        some_field(&mut t, "group", &s.group)?;
+        t.end()
+    }
+}
+
+/// Writes an optional field, or skips it when absent (serde's `skip_serializing_if = "Option::is_none"`).
+pub(crate) fn some_field<S: serde::ser::SerializeStruct, T: Serialize>(t: &mut S, key: &'static str, v: &Option<T>) -> Result<(), S::Error> {
+    match v {
+        Some(_) => t.serialize_field(key, v),
+        None => t.skip_field(key),
+    }
+}
+
+/// The settings a `[[flows]]` entry and an `[[arrivals]]` entry share, written inline in
+/// either (`scenario::flat`), validated by one function (`validate::check_flow`).
+#[derive(Clone, Debug, Default, Deserialize, PartialEq, schemars::JsonSchema)]
+#[serde(default)]
+pub struct FlowSettings {
+    /// `tcp` (reliable, windowed), `udp` (unresponsive), `tfrc` (equation-based rate control)
+    /// or `trump`; an arrival process's transfers are `tcp` only.
+    pub transport: TransportKind,
+    /// Congestion controller of a TCP flow (default `newreno`).
+    pub cc: Option<CcConfig>,
+    /// TCP settings.
+    pub tcp: TcpConfig,
+    /// ECA Weighted Token-bucket Pacing (`docs/algorithms/wtp.md`): a shaper whose rate follows
+    /// the reflected path load (`shaper::wtp`); the receiver reflects LOAD. Excludes `shaper`.
+    /// Seed 003 s4.B.4 shapes its HTTP transfers like every other flow.
     pub wtp: Option<crate::shaper::wtp::WtpConfig>,
     /// Scheduling priority of the flow's data packets (0 = highest) at priority ports.
-    #[serde(default)]
     pub priority: u8,
-    /// Group label for aggregates (the `groups` table), shared with arrival processes.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Group label for aggregates (the `groups` table); an arrival process's default is its name.
     pub group: Option<String>,
+}
+
+impl super::flat::SharedFields for FlowSettings {
+    const KEYS: &'static [&'static str] = &["transport", "cc", "tcp", "wtp", "priority", "group"];
+    fn read_value<'de, M: serde::de::MapAccess<'de>>(&mut self, key: &str, map: &mut M) -> Result<(), M::Error> {
+        match key {
+            "transport" => self.transport = map.next_value()?,
+            "cc" => self.cc = map.next_value()?,
+            "tcp" => self.tcp = map.next_value()?,
+            "wtp" => self.wtp = map.next_value()?,
+            "priority" => self.priority = map.next_value()?,
+            "group" => self.group = map.next_value()?,
+            _ => return Err(serde::de::Error::unknown_field(key, Self::KEYS)),
+        }
+        Ok(())
+    }
 }
 
 /// Reliable windowed transport or unresponsive datagrams.

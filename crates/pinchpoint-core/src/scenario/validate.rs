@@ -216,7 +216,7 @@ fn check_flow(sc: &Scenario, names: &HashMap<&str, usize>, f: &FlowConfig, p: &s
             );
         }
     }
-    match f.transport {
+    match f.settings.transport {
         TransportKind::Udp if !f.workload.has_messages() => {
             return err(format!("{p}.workload.kind"), format!("expected a workload with a packet_size for transport 'udp' (cbr, poisson, on_off, square_wave), got '{}'", f.workload.kind()));
         }
@@ -228,21 +228,21 @@ fn check_flow(sc: &Scenario, names: &HashMap<&str, usize>, f: &FlowConfig, p: &s
         }
         _ => {}
     }
-    if f.transport == TransportKind::Tcp {
-        f.tcp.validate().map_err(at(&format!("{p}.tcp")))?;
-        if let Some(cc) = &f.cc {
-            let facts = crate::transport::tcp::cc::TcpFacts { ecn: f.tcp.ecn, mss: f.tcp.mss };
+    if f.settings.transport == TransportKind::Tcp {
+        f.settings.tcp.validate().map_err(at(&format!("{p}.tcp")))?;
+        if let Some(cc) = &f.settings.cc {
+            let facts = crate::transport::tcp::cc::TcpFacts { ecn: f.settings.tcp.ecn, mss: f.settings.tcp.mss };
             cc.validate(&facts).or_else(|e| err(format!("{p}.{}", e.field), e.message))?;
         }
     }
-    if let (TransportKind::Udp | TransportKind::Tfrc | TransportKind::Trump, Some(field)) = (f.transport, f.tcp.handshake_settings_written()) {
-        return err(format!("{p}.tcp.{field}"), format!("the TCP connection set-up has no effect on transport '{}': expected transport = \"tcp\"", f.transport.name()));
+    if let (TransportKind::Udp | TransportKind::Tfrc | TransportKind::Trump, Some(field)) = (f.settings.transport, f.settings.tcp.handshake_settings_written()) {
+        return err(format!("{p}.tcp.{field}"), format!("the TCP connection set-up has no effect on transport '{}': expected transport = \"tcp\"", f.settings.transport.name()));
     }
-    if f.trump.is_some() && f.transport != TransportKind::Trump {
+    if f.trump.is_some() && f.settings.transport != TransportKind::Trump {
         return err(format!("{p}.trump"), "TRUMP settings have no effect unless transport = \"trump\"");
     }
-    if f.transport == TransportKind::Trump {
-        if f.cc.is_some() {
+    if f.settings.transport == TransportKind::Trump {
+        if f.settings.cc.is_some() {
             return err(format!("{p}.cc"), "a congestion controller has no effect on a TRUMP flow (its rate comes from RBCC routers)");
         }
         let t = f.trump.clone().unwrap_or_default();
@@ -269,7 +269,7 @@ fn check_flow(sc: &Scenario, names: &HashMap<&str, usize>, f: &FlowConfig, p: &s
             return err(format!("{p}.trump.setup_interval"), "expected a positive duration");
         }
     }
-    match (&f.tfrc, f.transport) {
+    match (&f.tfrc, f.settings.transport) {
         (Some(c), TransportKind::Tfrc) => {
             if let Err((field, what)) = c.validate() {
                 return err(format!("{p}.tfrc.{field}"), what);
@@ -278,10 +278,10 @@ fn check_flow(sc: &Scenario, names: &HashMap<&str, usize>, f: &FlowConfig, p: &s
         (Some(_), _) => return err(format!("{p}.tfrc"), "TFRC settings need transport = \"tfrc\""),
         _ => {}
     }
-    if f.transport == TransportKind::Tfrc && f.cc.is_some() {
+    if f.settings.transport == TransportKind::Tfrc && f.settings.cc.is_some() {
         return err(format!("{p}.cc"), "a TFRC flow has no window controller (cc applies to transport = \"tcp\")");
     }
-    if let Some(w) = &f.wtp {
+    if let Some(w) = &f.settings.wtp {
         if f.shaper.is_some() {
             return err(format!("{p}.wtp"), "a flow has either a fixed `shaper` or a `wtp` shaper, not both");
         }

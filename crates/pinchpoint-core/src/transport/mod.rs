@@ -5,6 +5,8 @@ use crate::net::packet::Packet;
 use crate::sim::{SimRng, SimTime};
 use crate::traffic::{AnyWorkload, Workload};
 
+#[cfg(test)]
+pub(crate) mod testing;
 pub mod credit;
 pub mod tcp;
 pub mod trump;

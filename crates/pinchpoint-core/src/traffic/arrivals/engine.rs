@@ -142,7 +142,7 @@ pub(crate) fn build_state(
         ..Default::default()
     };
     for f in &sc.flows {
-        let g = f.group.as_deref().map_or(u32::MAX, |g| intern(&mut st.groups, g));
+        let g = f.settings.group.as_deref().map_or(u32::MAX, |g| intern(&mut st.groups, g));
         st.static_groups.push(g);
     }
     let mut first = Vec::new();
@@ -165,7 +165,7 @@ pub(crate) fn build_state(
                 pair_routes.push((add(fwd), add(rev)));
             }
         }
-        let init = ProcessInit { n_src: src.len() as u32, n_dst: dst.len() as u32, packet_bytes: a.tcp.mss as u64 };
+        let init = ProcessInit { n_src: src.len() as u32, n_dst: dst.len() as u32, packet_bytes: a.settings.tcp.mss as u64 };
         let mut p = ProcessState {
             name: a.name.clone(),
             group: intern(&mut st.groups, a.group_label()),
@@ -203,8 +203,8 @@ pub(crate) fn validate(sc: &Scenario, check_flow: &dyn Fn(&FlowConfig, &str) -> 
         if !names.insert(a.name.as_str()) {
             return Err((format!("{at}.name"), format!("duplicate arrival name '{}'", a.name)));
         }
-        if a.transport != crate::scenario::schema::TransportKind::Tcp {
-            return Err((format!("{at}.transport"), format!("expected \"tcp\": a transfer's flow is freed when all its data is acknowledged, which only tcp transfers do here (got {:?})", a.transport).to_lowercase()));
+        if a.settings.transport != crate::scenario::schema::TransportKind::Tcp {
+            return Err((format!("{at}.transport"), format!("expected \"tcp\": a transfer's flow is freed when all its data is acknowledged, which only tcp transfers do here (got {:?})", a.settings.transport).to_lowercase()));
         }
         a.process.validate().map_err(|e| (format!("{at}.process.{}", e.field), e.message))?;
         let srcs = a.src.names();
@@ -279,8 +279,8 @@ impl Simulation {
             rng: flow_rng,
             stats: FlowStats::default(),
             shaper: crate::scenario::build::build_shaper(&ps.template, self.arrivals.max_shaper_pkts),
-            priority: ps.template.priority,
-            eca: ps.template.wtp.map(|_| Box::default()),
+            priority: ps.template.settings.priority,
+            eca: ps.template.settings.wtp.map(|_| Box::default()),
             started: false,
             done: false,
             live_pkts: 0,

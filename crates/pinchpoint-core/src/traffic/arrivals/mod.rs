@@ -8,10 +8,9 @@
 
 use super::sizes::SizeDistribution;
 use crate::registry::FieldError;
-use crate::scenario::schema::{TcpConfig, TransportKind};
+use crate::scenario::schema::FlowSettings;
 use crate::scenario::units::Duration;
 use crate::sim::{rng, SimRng, SimTime};
-use crate::transport::tcp::cc::CcConfig;
 use serde::{Deserialize, Serialize};
 
 pub mod engine;
@@ -259,48 +258,63 @@ impl Hosts {
 }
 
 /// An arrival process of transfers (`[[arrivals]]`): where they go, what carries them and when
-/// they come. The flow settings (`transport`, `cc`, `tcp`, `priority`) are those of a
-/// `[[flows]]` entry and are validated by the same code.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
+/// they come. The flow settings (`transport`, `cc`, `tcp`, `wtp`, `priority`, `group`) are a
+/// `[[flows]]` entry's, written inline the same way and validated by the same code.
+#[derive(Clone, Debug, Deserialize, PartialEq, schemars::JsonSchema)]
+#[serde(remote = "Self", deny_unknown_fields)]
 pub struct ArrivalConfig {
     /// Unique name (among arrivals); names the transfers in the `transfers` table.
     pub name: String,
-    /// Group label for aggregates (default: the name).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub group: Option<String>,
     /// Sending host(s): the server of each transfer.
     pub src: Hosts,
     /// Receiving host(s): the client of each transfer.
     pub dst: Hosts,
     /// How transfers arrive and how large they are.
     pub process: ProcessConfig,
-    /// Transport of each transfer: only `tcp` (a transfer must complete to free its flow).
-    #[serde(default)]
-    pub transport: TransportKind,
-    /// Congestion controller of each transfer (default `newreno`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cc: Option<CcConfig>,
-    /// TCP settings of each transfer.
-    #[serde(default)]
-    pub tcp: TcpConfig,
-    /// Scheduling priority of the transfers' packets (0 = highest).
-    #[serde(default)]
-    pub priority: u8,
-    /// Weighted token-bucket pacing of each transfer (ECA, `docs/algorithms/wtp.md`): seed 003
-    /// s4.B.4 shapes its HTTP transfers like every other flow.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub wtp: Option<crate::shaper::wtp::WtpConfig>,
+    /// The settings of each transfer's flow (transport only `tcp`: a transfer must complete to
+    /// free its flow); the group label defaults to the arrival's name.
+    #[serde(flatten)]
+    pub settings: FlowSettings,
+}
+
+/// Every key of an `[[arrivals]]` entry, in the order an unknown key's error lists them.
+const ARRIVAL_KEYS: &[&str] = &["name", "group", "src", "dst", "process", "transport", "cc", "tcp", "priority", "wtp"];
+
+impl<'de> Deserialize<'de> for ArrivalConfig {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        crate::scenario::flat::deserialize(d, ARRIVAL_KEYS, |split| ArrivalConfig::deserialize(split), |a, s| a.settings = s)
+    }
+}
+
+impl Serialize for ArrivalConfig {
+    fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        use crate::scenario::schema::some_field;
+        use serde::ser::SerializeStruct;
+        let s = &self.settings;
+        let mut t = ser.serialize_struct("ArrivalConfig", ARRIVAL_KEYS.len())?;
+        t.serialize_field("name", &self.name)?;
+        some_field(&mut t, "group", &s.group)?;
+        t.serialize_field("src", &self.src)?;
+        t.serialize_field("dst", &self.dst)?;
+        t.serialize_field("process", &self.process)?;
+        t.serialize_field("transport", &s.transport)?;
+        some_field(&mut t, "cc", &s.cc)?;
+        t.serialize_field("tcp", &s.tcp)?;
+        t.serialize_field("priority", &s.priority)?;
+        some_field(&mut t, "wtp", &s.wtp)?;
+        t.end()
+    }
 }
 
 impl ArrivalConfig {
     /// The group label.
     pub fn group_label(&self) -> &str {
-        self.group.as_deref().unwrap_or(&self.name)
+        self.settings.group.as_deref().unwrap_or(&self.name)
     }
 
     /// The `[[flows]]` entry one transfer of `size_bytes` from `src` to `dst` is: the same
-    /// settings, validated and built by the same code as a static flow.
+    /// settings (without the group: transfers are counted under their process's), validated
+    /// and built by the same code as a static flow.
     pub fn flow_config(&self, name: String, src: &str, dst: &str, size_bytes: u64) -> crate::scenario::schema::FlowConfig {
         crate::scenario::schema::FlowConfig {
             name,
@@ -309,15 +323,10 @@ impl ArrivalConfig {
             start: Duration(0),
             start_jitter: None,
             workload: crate::traffic::WorkloadConfig::File(crate::traffic::file::FileConfig { size: crate::scenario::units::Bytes(size_bytes) }),
-            transport: self.transport,
-            cc: self.cc.clone(),
-            tcp: self.tcp.clone(),
             trump: None,
             tfrc: None,
             shaper: None,
-            wtp: self.wtp,
-            priority: self.priority,
-            group: None,
+            settings: FlowSettings { group: None, ..self.settings.clone() },
         }
     }
 }

@@ -145,6 +145,8 @@ impl TcpConnection {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+pub(crate) mod testing;
 
 /// Largest initial window accepted, segments. The first call to the sender puts a whole initial
 /// window of packets on the wire at once; a bound keeps that burst (and the memory it takes)

@@ -2,70 +2,27 @@
 //! for exact window traces, and a loss-free FIFO "wire" (one data packet delivered per
 //! millisecond, acknowledgements back at once) for recovery episodes with scripted losses.
 
-use super::cc::{AnyCc, CcConfig, CcInit, CongestionControl};
-use super::receiver::{ReceiverSettings, TcpReceiver};
+use super::cc::CongestionControl;
 use super::sack::SackBlocks;
-use super::sender::{SenderSettings, TcpSender};
+use super::sender::SenderSettings;
+use super::testing::{receiver, sender, settings, MSS};
 use super::Recovery;
 use crate::net::packet::{flags, Packet, PacketKind};
-use crate::sim::{SimRng, SimTime, PS_PER_MS, PS_PER_S};
-use crate::transport::credit::{AnyReceiverPolicy, ReceiverConfig, ReceiverInit};
-use crate::transport::{Direction, TransportCtx, NEVER, TIMER_DELACK, TIMER_RTO, TIMER_SLOTS};
+use crate::sim::{SimTime, PS_PER_MS, PS_PER_S};
+use crate::transport::testing::Harness;
+use crate::transport::{NEVER, TIMER_DELACK, TIMER_RTO};
 use std::collections::VecDeque;
 
-const MSS: u32 = 1000;
 const M: u64 = MSS as u64;
 
-/// One end's view of the engine: output buffer, timers, clock.
-struct End {
-    out: Vec<(Packet, Direction)>,
-    timers: [SimTime; TIMER_SLOTS],
-    rng: SimRng,
-    now: SimTime,
-    wl: crate::traffic::AnyWorkload,
+/// One end of the engine, with the TCP tests' stream.
+fn end() -> Harness {
+    Harness::new("test")
 }
 
-impl End {
-    fn new() -> Self {
-        End { out: Vec::new(), timers: [NEVER; TIMER_SLOTS], rng: crate::sim::rng::stream(1, "test"), now: 0, wl: crate::traffic::AnyWorkload::Bulk(crate::traffic::bulk::Bulk) }
-    }
-    fn call<R>(&mut self, f: impl FnOnce(&mut TransportCtx) -> R) -> R {
-        let mut ctx = TransportCtx { now: self.now, out: &mut self.out, timers: &mut self.timers, rng: &mut self.rng, workload: &mut self.wl };
-        f(&mut ctx)
-    }
-    /// Data segments emitted since the last call: (seq, len, retransmission).
-    fn take(&mut self) -> Vec<(u64, u32, bool)> {
-        self.out.drain(..).map(|(p, _)| (p.seq, p.payload_bytes, p.flags & flags::RETX != 0)).collect()
-    }
-}
-
-fn settings(recovery: Recovery, prr: bool) -> SenderSettings {
-    SenderSettings {
-        mss: MSS,
-        header_bytes: 40,
-        dupack_threshold: 3,
-        packets_per_segment: 1,
-        min_rto_ps: 200 * PS_PER_MS,
-        initial_rto_ps: PS_PER_S,
-        max_rto_ps: 60 * PS_PER_S,
-        ecn: false,
-        limited_transmit: true,
-        priority: 0,
-        sack: recovery == Recovery::Sack,
-        recovery,
-        prr,
-        pacing: false,
-    }
-}
-
-fn sender(s: SenderSettings, init_cwnd_pkts: u32, total_bytes: u64) -> TcpSender {
-    let cc = AnyCc::build(&CcConfig::default(), CcInit { mss: MSS, init_cwnd_pkts });
-    TcpSender::new(s, cc, total_bytes)
-}
-
-fn receiver(delayed_ack: bool, sack: bool) -> TcpReceiver {
-    let policy = AnyReceiverPolicy::build(&ReceiverConfig::Fixed(Default::default()), ReceiverInit { mss: MSS, max_window_bytes: None });
-    TcpReceiver::new(ReceiverSettings { ack_bytes: 40, delayed_ack, delack_timeout_ps: 40 * PS_PER_MS, ecn: false, mss: MSS, sack, dctcp_echo: false }, policy)
+/// Data segments `e` emitted since the last call: (seq, len, retransmission).
+fn take(e: &mut Harness) -> Vec<(u64, u32, bool)> {
+    e.out.drain(..).map(|(p, _)| (p.seq, p.payload_bytes, p.flags & flags::RETX != 0)).collect()
 }
 
 /// A hand-made acknowledgement of `ack` with SACK ranges (absolute) and an echoed timestamp.
@@ -84,17 +41,17 @@ fn ack_pkt(ack: u64, sacked: &[(u64, u64)], ts_echo: SimTime) -> Packet {
 
 #[test]
 fn slow_start_adds_one_segment_per_acknowledged_segment_and_sends_two_for_each() {
-    let mut e = End::new();
+    let mut e = end();
     let mut s = sender(settings(Recovery::NewReno, false), 2, u64::MAX);
     e.call(|c| { s.offer(u64::MAX, c); s.start(c) });
-    assert_eq!(e.take(), vec![(0, 1000, false), (1000, 1000, false)]);
+    assert_eq!(take(&mut e), vec![(0, 1000, false), (1000, 1000, false)]);
     let mut cwnds = Vec::new();
     for k in 1..=6u64 {
         e.now += PS_PER_MS;
         e.call(|c| s.on_ack(&ack_pkt(k * M, &[], 0), c));
         cwnds.push(s.cwnd_bytes());
         // Each ack frees one segment and grows the window by one: two new segments.
-        let sent = e.take();
+        let sent = take(&mut e);
         assert_eq!(sent.len(), 2, "ack {k}");
         assert_eq!(s.snd_max(), (2 + 2 * k) * M);
     }
@@ -105,7 +62,7 @@ fn slow_start_adds_one_segment_per_acknowledged_segment_and_sends_two_for_each()
 #[test]
 fn one_ack_covering_three_segments_grows_slow_start_by_two_segments_only() {
     // RFC 3465 s2.2: at most L = 2 SMSS per acknowledgement.
-    let mut e = End::new();
+    let mut e = end();
     let mut s = sender(settings(Recovery::NewReno, false), 10, u64::MAX);
     e.call(|c| { s.offer(u64::MAX, c); s.start(c) });
     e.call(|c| s.on_ack(&ack_pkt(3 * M, &[], 0), c));
@@ -117,7 +74,7 @@ fn one_ack_covering_three_segments_grows_slow_start_by_two_segments_only() {
 #[test]
 fn delayed_acks_grow_the_window_by_the_two_segments_each_covers() {
     // Receiver acks every second segment; byte counting makes each ack worth 2 MSS.
-    let (mut es, mut er) = (End::new(), End::new());
+    let (mut es, mut er) = (end(), end());
     let mut s = sender(settings(Recovery::NewReno, false), 2, u64::MAX);
     let mut r = receiver(true, false);
     es.call(|c| { s.offer(u64::MAX, c); s.start(c) });
@@ -140,7 +97,7 @@ fn delayed_acks_grow_the_window_by_the_two_segments_each_covers() {
 fn congestion_avoidance_adds_one_segment_per_window_of_acknowledged_bytes() {
     // Enter recovery with 10 segments out (ssthresh = 5000), leave it with a full ack, then
     // count: one MSS per cwnd bytes acknowledged (RFC 5681 s3.1, byte counting).
-    let mut e = End::new();
+    let mut e = end();
     let mut s = sender(SenderSettings { limited_transmit: false, ..settings(Recovery::NewReno, false) }, 10, u64::MAX);
     e.call(|c| { s.offer(u64::MAX, c); s.start(c) });
     for _ in 0..3 {
@@ -151,7 +108,7 @@ fn congestion_avoidance_adds_one_segment_per_window_of_acknowledged_bytes() {
     e.call(|c| s.on_ack(&ack_pkt(10 * M, &[], 0), c)); // full ack
     assert!(!s.in_recovery());
     assert_eq!(s.cwnd_bytes(), 5000);
-    e.take();
+    take(&mut e);
     let mut trace = Vec::new();
     let mut una = 10 * M;
     for _ in 0..12 {
@@ -185,7 +142,7 @@ struct Episode {
 /// propagation delay, acks back at once), dropping the first transmission of each segment
 /// index in `lost`.
 fn transfer(s_settings: SenderSettings, segments: u64, lost: &[u64]) -> Episode {
-    let (mut es, mut er) = (End::new(), End::new());
+    let (mut es, mut er) = (end(), end());
     let mut s = sender(s_settings, 10, segments * M);
     let mut r = receiver(false, s_settings.sack);
     es.call(|c| { s.offer(u64::MAX, c); s.start(c) });
@@ -300,14 +257,14 @@ fn prr_spreads_the_reduction_over_the_recovery_and_ends_with_pipe_at_ssthresh() 
     // segments go out at duplicates 6, 8, 10, 12 (one per two delivered). pipe = 20 - k + sent
     // reaches ssthresh at duplicate 14; from there the slow-start reduction bound sends one
     // segment per delivered one (15..19), holding pipe at ssthresh.
-    let mut e = End::new();
+    let mut e = end();
     let mut s = sender(SenderSettings { limited_transmit: false, ..settings(Recovery::Sack, true) }, 20, u64::MAX);
     e.call(|c| { s.offer(u64::MAX, c); s.start(c) });
-    assert_eq!(e.take().len(), 20);
+    assert_eq!(take(&mut e).len(), 20);
     let mut sent_per_ack = Vec::new();
     for k in 1..=19u64 {
         e.call(|c| s.on_ack(&ack_pkt(0, &[(M, (k + 1) * M)], 0), c));
-        let sent = e.take();
+        let sent = take(&mut e);
         if k == 3 {
             assert_eq!(sent, vec![(0, 1000, true)], "fast retransmit of the hole, nothing else");
             assert_eq!(s.cc().ssthresh_bytes(), 10_000);
@@ -328,14 +285,14 @@ fn prr_slow_starts_back_to_ssthresh_when_the_losses_leave_pipe_below_it() {
     // 7 unSACKed + 1 retransmitted = 8 segments < ssthresh = 10, so PRR-SSRB allows
     // min(ssthresh - pipe, max(prr_delivered - prr_out, DeliveredData) + MSS) = 2 more
     // retransmissions; afterwards one per duplicate (each delivers one, pipe back at 10).
-    let mut e = End::new();
+    let mut e = end();
     let mut s = sender(SenderSettings { limited_transmit: false, ..settings(Recovery::Sack, true) }, 20, u64::MAX);
     e.call(|c| { s.offer(u64::MAX, c); s.start(c) });
-    e.take();
+    take(&mut e);
     let mut sent = Vec::new();
     for k in 1..=7u64 {
         e.call(|c| s.on_ack(&ack_pkt(0, &[(10 * M, (10 + k) * M)], 0), c));
-        sent.push(e.take());
+        sent.push(take(&mut e));
     }
     let rx = |seqs: &[u64]| seqs.iter().map(|&i| (i * M, 1000, true)).collect::<Vec<_>>();
     assert_eq!(sent[..2], [vec![], vec![]]);
@@ -350,11 +307,11 @@ fn prr_slow_starts_back_to_ssthresh_when_the_losses_leave_pipe_below_it() {
 
 #[test]
 fn retransmission_timeout_doubles_up_to_max_rto_and_collapses_the_window() {
-    let mut e = End::new();
+    let mut e = end();
     let st = SenderSettings { max_rto_ps: 5 * PS_PER_S, ..settings(Recovery::NewReno, false) };
     let mut s = sender(st, 10, u64::MAX);
     e.call(|c| { s.offer(u64::MAX, c); s.start(c) });
-    assert_eq!(e.take().len(), 10);
+    assert_eq!(take(&mut e).len(), 10);
     assert_eq!(e.timers[TIMER_RTO as usize], PS_PER_S, "RFC 6298 s2.1: initial RTO 1 s");
     let mut rtos = Vec::new();
     for _ in 0..5 {
@@ -362,7 +319,7 @@ fn retransmission_timeout_doubles_up_to_max_rto_and_collapses_the_window() {
         e.call(|c| s.on_rto(c));
         rtos.push(s.rto_ps() / PS_PER_MS);
         // Go back N from snd_una with cwnd = 1 MSS: exactly one segment, the oldest.
-        assert_eq!(e.take(), vec![(0, 1000, true)]);
+        assert_eq!(take(&mut e), vec![(0, 1000, true)]);
         assert_eq!(s.cwnd_bytes(), 1000);
         assert_eq!(e.timers[TIMER_RTO as usize], e.now + s.rto_ps());
     }
@@ -375,7 +332,7 @@ fn retransmission_timeout_doubles_up_to_max_rto_and_collapses_the_window() {
 
 #[test]
 fn rto_follows_srtt_and_rttvar_and_is_floored_at_min_rto() {
-    let mut e = End::new();
+    let mut e = end();
     let mut s = sender(settings(Recovery::NewReno, false), 10, u64::MAX);
     e.call(|c| { s.offer(u64::MAX, c); s.start(c) });
     // First sample R = 300 ms: SRTT = R, RTTVAR = R/2, RTO = SRTT + 4 RTTVAR = 900 ms.
@@ -405,7 +362,7 @@ fn data_pkt(seq: u64) -> Packet {
 
 #[test]
 fn delayed_ack_goes_out_at_every_second_segment_or_when_the_timer_fires() {
-    let mut e = End::new();
+    let mut e = end();
     let mut r = receiver(true, false);
     e.call(|c| r.on_data(&data_pkt(0), c));
     assert!(e.out.is_empty(), "first segment: ack held back");
@@ -500,7 +457,7 @@ fn a_scenario_with_bad_tcp_settings_is_refused_with_the_field_path() {
 #[test]
 fn delivery_rate_sample_measures_the_bottleneck_rate_once_the_pipe_is_full() {
     // The FIFO wire delivers one 1000-byte segment per ms: 8 Mbit/s of payload.
-    let (mut es, mut er) = (End::new(), End::new());
+    let (mut es, mut er) = (end(), end());
     let mut s = sender(settings(Recovery::Sack, true), 10, u64::MAX);
     s.estimate_delivery_rate();
     let mut r = receiver(false, true);
@@ -528,14 +485,14 @@ fn segments_sent_after_the_application_ran_dry_give_app_limited_samples() {
     // Draft s3.4: a 5-segment file in a 10-segment window leaves the window unfilled, so the
     // sender is application-limited from then on; the retransmission after a timeout carries
     // the mark, and so does the sample its acknowledgement produces.
-    let mut e = End::new();
+    let mut e = end();
     let mut s = sender(settings(Recovery::Sack, true), 10, 5 * M);
     s.estimate_delivery_rate();
     e.call(|c| { s.offer(u64::MAX, c); s.start(c) });
-    assert_eq!(e.take().len(), 5);
+    assert_eq!(take(&mut e).len(), 5);
     e.now = PS_PER_S;
     e.call(|c| s.on_rto(c));
-    assert_eq!(e.take(), vec![(0, 1000, true)]);
+    assert_eq!(take(&mut e), vec![(0, 1000, true)]);
     e.now = PS_PER_S + 10 * PS_PER_MS;
     e.call(|c| s.on_ack(&ack_pkt(M, &[], PS_PER_S), c));
     let rs = s.last_rate_sample().unwrap();
@@ -548,7 +505,7 @@ fn segments_sent_after_the_application_ran_dry_give_app_limited_samples() {
 
 #[test]
 fn sack_delivers_segments_to_the_rate_sample_when_they_are_sacked_not_when_acked() {
-    let mut e = End::new();
+    let mut e = end();
     let mut s = sender(SenderSettings { limited_transmit: false, ..settings(Recovery::Sack, true) }, 10, u64::MAX);
     s.estimate_delivery_rate();
     e.call(|c| { s.offer(u64::MAX, c); s.start(c) });
@@ -562,11 +519,11 @@ fn sack_delivers_segments_to_the_rate_sample_when_they_are_sacked_not_when_acked
 
 #[test]
 fn pacing_spaces_segments_at_twice_cwnd_over_srtt_in_slow_start_after_the_initial_burst() {
-    let mut e = End::new();
+    let mut e = end();
     let mut s = sender(SenderSettings { pacing: true, ..settings(Recovery::NewReno, false) }, 10, u64::MAX);
     e.call(|c| { s.offer(u64::MAX, c); s.start(c) });
     // No RTT yet and the initial quantum: 10 segments back to back.
-    assert_eq!(e.take().len(), 10);
+    assert_eq!(take(&mut e).len(), 10);
     assert_eq!(s.pacing_rate_bps(), None);
     e.now = 100 * PS_PER_MS;
     e.call(|c| s.on_ack(&ack_pkt(M, &[], 0), c));
@@ -575,12 +532,12 @@ fn pacing_spaces_segments_at_twice_cwnd_over_srtt_in_slow_start_after_the_initia
     assert!((rate - 1.76e6).abs() < 1e-3, "{rate}");
     // The window allows two segments: the first leaves now, the second one wire time later
     // (1040 bytes at 1.76 Mbit/s = 4.727 ms).
-    assert_eq!(e.take().len(), 1);
+    assert_eq!(take(&mut e).len(), 1);
     let gap = (1040.0 * 8.0 / rate * PS_PER_S as f64) as SimTime;
     assert_eq!(e.timers[crate::transport::TIMER_PACING as usize], e.now + gap);
     e.now += gap;
     e.call(|c| s.on_pacing_timer(c));
-    assert_eq!(e.take(), vec![(11_000, 1000, false)]);
+    assert_eq!(take(&mut e), vec![(11_000, 1000, false)]);
 }
 
 /// Fuzz campaign (issue 14, class 8): a go-back-N burst after a timeout looks up the next SACKed

@@ -356,18 +356,14 @@ mod tests {
     fn receiver_groups_a_burst_of_drops_into_one_event_and_reports_at_once() {
         let cfg = TfrcConfig::default();
         let mut r = TfrcReceiver::new(&cfg);
-        let mut out = Vec::new();
-        let mut timers = [crate::transport::NEVER; crate::transport::TIMER_SLOTS];
-        let mut rng = crate::sim::rng::stream(1, "t");
-        let mut wl = crate::traffic::AnyWorkload::Bulk(crate::traffic::bulk::Bulk);
+        let mut h = crate::transport::testing::Harness::new("t");
         // 100 packets every 10 ms with R = 100 ms, then packets 100-102 lost, 103 arrives.
         for seq in 0..100u64 {
-            let mut ctx = TransportCtx { now: (seq * 10 + 50) * MS, out: &mut out, timers: &mut timers, rng: &mut rng, workload: &mut wl };
-            r.on_data(&data(seq, seq * 10, 100), &mut ctx);
+            r.on_data(&data(seq, seq * 10, 100), &mut h.ctx((seq * 10 + 50) * MS));
         }
-        out.clear();
-        let mut ctx = TransportCtx { now: (103 * 10 + 50) * MS, out: &mut out, timers: &mut timers, rng: &mut rng, workload: &mut wl };
-        r.on_data(&data(103, 1030, 100), &mut ctx);
+        h.out.clear();
+        r.on_data(&data(103, 1030, 100), &mut h.ctx((103 * 10 + 50) * MS));
+        let out = &h.out;
         assert_eq!(r.lost_pkts(), 3);
         assert_eq!(r.history().events(), 1);
         assert!(r.loss_event_rate() > 0.0);

@@ -237,24 +237,9 @@ impl TfrcSender {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::transport::{NEVER, TIMER_SLOTS};
+    use crate::transport::testing::Harness;
 
     const MS: SimTime = crate::sim::PS_PER_MS;
-
-    struct Harness {
-        out: Vec<(Packet, Direction)>,
-        timers: [SimTime; TIMER_SLOTS],
-        rng: crate::sim::SimRng,
-        wl: crate::traffic::AnyWorkload,
-    }
-    impl Harness {
-        fn new() -> Self {
-            Harness { out: Vec::new(), timers: [NEVER; TIMER_SLOTS], rng: crate::sim::rng::stream(1, "t"), wl: crate::traffic::AnyWorkload::Bulk(crate::traffic::bulk::Bulk) }
-        }
-        fn ctx(&mut self, now: SimTime) -> TransportCtx<'_> {
-            TransportCtx { now, out: &mut self.out, timers: &mut self.timers, rng: &mut self.rng, workload: &mut self.wl }
-        }
-    }
 
     fn fb(ts_echo: SimTime, x_recv: f64, p: f64, losses: u32) -> Feedback {
         Feedback { ts_echo, x_recv_bytes_per_s: x_recv, p, losses_since_last: losses }
@@ -263,7 +248,7 @@ mod tests {
     #[test]
     fn first_feedback_sets_the_initial_window_rate_and_paces_at_s_over_x() {
         let mut s = TfrcSender::new(&TfrcConfig::default(), 0);
-        let mut h = Harness::new();
+        let mut h = Harness::new("t");
         s.on_start(&mut h.ctx(0));
         assert_eq!(h.out.len(), 1);
         assert_eq!(h.timers[TIMER_APP as usize], PS_PER_S, "1 packet per second before an RTT");
@@ -282,7 +267,7 @@ mod tests {
     #[test]
     fn slow_start_doubles_once_per_rtt_capped_at_twice_the_receive_rate() {
         let mut s = TfrcSender::new(&TfrcConfig::default(), 0);
-        let mut h = Harness::new();
+        let mut h = Harness::new("t");
         s.on_start(&mut h.ctx(0));
         s.on_feedback(&fb(0, 0.0, 0.0, 0), &mut h.ctx(100 * MS)); // X = 40 000
         s.on_feedback(&fb(100 * MS, 50_000.0, 0.0, 0), &mut h.ctx(150 * MS)); // < R since doubling
@@ -298,7 +283,7 @@ mod tests {
         for (self_clocking, losses, mult) in [(false, 1, 2.0), (true, 1, 1.0), (true, 0, 1.5)] {
             let cfg = TfrcConfig { self_clocking, ..Default::default() };
             let mut s = TfrcSender::new(&cfg, 0);
-            let mut h = Harness::new();
+            let mut h = Harness::new("t");
             s.on_start(&mut h.ctx(0));
             s.on_feedback(&fb(0, 0.0, 0.0, 0), &mut h.ctx(100 * MS)); // R = 0.1
             // Equation at p = 0.01, R = 0.1 (R sample 0.1 again): 112 332 B/s.
@@ -313,7 +298,7 @@ mod tests {
     #[test]
     fn no_feedback_halves_the_rate_down_to_one_packet_per_64_s() {
         let mut s = TfrcSender::new(&TfrcConfig::default(), 0);
-        let mut h = Harness::new();
+        let mut h = Harness::new("t");
         s.on_start(&mut h.ctx(0));
         for k in 1..=10 {
             s.on_no_feedback_timer(&mut h.ctx(k * 2 * PS_PER_S));

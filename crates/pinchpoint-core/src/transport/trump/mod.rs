@@ -402,27 +402,12 @@ impl Transport for TrumpFlow {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::transport::TIMER_SLOTS;
-
-    struct Harness {
-        out: Vec<(Packet, Direction)>,
-        timers: [SimTime; TIMER_SLOTS],
-        rng: crate::sim::SimRng,
-        wl: crate::traffic::AnyWorkload,
-    }
-    impl Harness {
-        fn new() -> Self {
-            Harness { out: Vec::new(), timers: [NEVER; TIMER_SLOTS], rng: rng::stream(1, "t"), wl: crate::traffic::AnyWorkload::Bulk(crate::traffic::bulk::Bulk) }
-        }
-        fn ctx(&mut self, now: SimTime) -> TransportCtx<'_> {
-            TransportCtx { now, out: &mut self.out, timers: &mut self.timers, rng: &mut self.rng, workload: &mut self.wl }
-        }
-    }
+    use crate::transport::testing::Harness;
 
     #[test]
     fn setup_is_repeated_every_second_and_abandoned_after_thirty() {
         let mut t = TrumpFlow::new(&TrumpConfig::default(), 15_000, 0);
-        let mut h = Harness::new();
+        let mut h = Harness::new("t");
         t.on_start(&mut h.ctx(0));
         let mut sent = 1;
         while h.timers[TIMER_RTO as usize] != NEVER {
@@ -442,7 +427,7 @@ mod tests {
     #[test]
     fn data_is_paced_at_the_returned_rate_and_lost_packets_are_resent_lazily() {
         let mut t = TrumpFlow::new(&TrumpConfig::default(), 3 * 1500, 0);
-        let mut h = Harness::new();
+        let mut h = Harness::new("t");
         t.on_start(&mut h.ctx(0));
         let setup = h.out.pop().unwrap().0;
         // The destination answers the setup; the routers allowed 64 kbit/s.

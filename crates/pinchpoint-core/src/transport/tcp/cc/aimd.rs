@@ -119,7 +119,7 @@ pub fn half_window(cwnd: f64, mss: u32) -> f64 {
 /// The window core AIMD and binomial share (as Reno and NewReno share `RenoWindow`): a
 /// fractional window in bytes (TCP(1/256) adds about 1% of a segment per RTT), slow start as
 /// [`slow_start`], a caller-given increase per window of acknowledged bytes in congestion
-/// avoidance, and a caller-given decrease on a loss or a timeout.
+/// avoidance, and a caller-given decrease on a loss or a timeout ([`FractionalControl`]).
 #[derive(Clone, Debug)]
 pub struct FractionalWindow {
     /// Congestion window, bytes.
@@ -140,18 +140,6 @@ impl FractionalWindow {
         }
     }
 
-    /// Slow start, then `per_rtt_pkts(w)` segments per window of acknowledged bytes, w the
-    /// window in segments: each acknowledged byte adds per_rtt_pkts(w) * mss / cwnd.
-    #[inline]
-    pub fn grow(&mut self, bytes_acked: u64, mss: u32, per_rtt_pkts: impl FnOnce(f64) -> f64) {
-        let left = slow_start(&mut self.cwnd, self.ssthresh, bytes_acked, mss);
-        if left == 0 {
-            return;
-        }
-        let mss = mss as f64;
-        self.cwnd += per_rtt_pkts(self.cwnd / mss) * mss * left as f64 / self.cwnd;
-    }
-
     /// A loss or an ECN echo: ssthresh and cwnd to `decreased` bytes (ns-2 `decrease_num_`
     /// applies to cwnd, not the flight size; so does Linux's Reno), or to half the window where
     /// ns-2 halves ([`Ns2DecreaseRule`]).
@@ -165,6 +153,51 @@ impl FractionalWindow {
     pub fn restart(&mut self, decreased: f64, mss: u32) {
         self.ssthresh = self.rule.on_timeout(self.cwnd, self.ssthresh, half_window(self.cwnd, mss), decreased);
         self.cwnd = mss as f64;
+    }
+}
+
+/// A controller on a [`FractionalWindow`]: it gives only its increase and its decrease, and the
+/// window core answers every [`CongestionControl`] event with them (AIMD and binomial differ in
+/// nothing else).
+pub trait FractionalControl {
+    /// The window.
+    fn window(&self) -> &FractionalWindow;
+    /// The window, to change.
+    fn window_mut(&mut self) -> &mut FractionalWindow;
+    /// Segments added per window of acknowledged bytes in congestion avoidance, at a window of
+    /// `w_pkts` segments.
+    fn increase_per_rtt_pkts(&self, w_pkts: f64) -> f64;
+    /// The window after a loss, bytes, from the current window (at least two segments).
+    fn decreased(&self, mss: u32) -> f64;
+}
+
+impl<T: FractionalControl> CongestionControl for T {
+    fn cwnd_bytes(&self) -> u64 {
+        self.window().cwnd as u64
+    }
+    fn ssthresh_bytes(&self) -> u64 {
+        self.window().ssthresh as u64
+    }
+    /// Slow start, then `increase_per_rtt_pkts(w)` segments per window of acknowledged bytes,
+    /// w the window in segments: each acknowledged byte adds increase_per_rtt_pkts(w) * mss / cwnd.
+    fn on_ack(&mut self, ack: &AckSample) {
+        let w = self.window_mut();
+        let left = slow_start(&mut w.cwnd, w.ssthresh, ack.bytes_acked, ack.mss);
+        if left == 0 {
+            return;
+        }
+        let mss = ack.mss as f64;
+        let inc = self.increase_per_rtt_pkts(self.window().cwnd / mss);
+        let w = self.window_mut();
+        w.cwnd += inc * mss * left as f64 / w.cwnd;
+    }
+    fn on_loss(&mut self, _in_flight: u64, mss: u32, _now: SimTime) {
+        let d = self.decreased(mss);
+        self.window_mut().decrease_to(d, mss);
+    }
+    fn on_timeout(&mut self, _in_flight: u64, mss: u32, _now: SimTime) {
+        let d = self.decreased(mss);
+        self.window_mut().restart(d, mss);
     }
 }
 
@@ -183,32 +216,22 @@ impl Aimd {
     pub fn new(cfg: &AimdConfig, init: CcInit) -> Self {
         Aimd { w: FractionalWindow::new(init), a: cfg.increase_pkts(), b: cfg.b }
     }
+}
 
+impl FractionalControl for Aimd {
+    fn window(&self) -> &FractionalWindow {
+        &self.w
+    }
+    fn window_mut(&mut self) -> &mut FractionalWindow {
+        &mut self.w
+    }
+    /// FHP 2000: a segments per window of acknowledged bytes, i.e. a * mss * acked / cwnd.
+    fn increase_per_rtt_pkts(&self, _w_pkts: f64) -> f64 {
+        self.a
+    }
     /// (1 - b) cwnd, at least two segments (the floor of RFC 5681 eq. 4).
     fn decreased(&self, mss: u32) -> f64 {
         ((1.0 - self.b) * self.w.cwnd).max(2.0 * mss as f64)
-    }
-}
-
-impl CongestionControl for Aimd {
-    fn cwnd_bytes(&self) -> u64 {
-        self.w.cwnd as u64
-    }
-    fn ssthresh_bytes(&self) -> u64 {
-        self.w.ssthresh as u64
-    }
-    fn on_ack(&mut self, ack: &AckSample) {
-        // FHP 2000: a segments per window of acknowledged bytes, i.e. a * mss * acked / cwnd.
-        let a = self.a;
-        self.w.grow(ack.bytes_acked, ack.mss, |_| a);
-    }
-    fn on_loss(&mut self, _in_flight: u64, mss: u32, _now: SimTime) {
-        let d = self.decreased(mss);
-        self.w.decrease_to(d, mss);
-    }
-    fn on_timeout(&mut self, _in_flight: u64, mss: u32, _now: SimTime) {
-        let d = self.decreased(mss);
-        self.w.restart(d, mss);
     }
 }
 

@@ -6,9 +6,8 @@
 //! `increase_num_ = a` and `decrease_num_ = 1 - b`. The default a = 3b/2 and the
 //! differences from ns-2 are explained in `docs/algorithms/binomial.md`.
 
-use super::aimd::FractionalWindow;
-use super::{AckSample, CcInit, CcProblem, CcSettings, CongestionControl, TcpFacts};
-use crate::sim::SimTime;
+use super::aimd::{FractionalControl, FractionalWindow};
+use super::{CcInit, CcProblem, CcSettings, TcpFacts};
 use serde::{Deserialize, Serialize};
 
 /// Binomial parameters; the defaults are SQRT(1/2).
@@ -74,7 +73,20 @@ impl Binomial {
     pub fn new(cfg: &BinomialConfig, init: CcInit) -> Self {
         Binomial { w: FractionalWindow::new(init), k: cfg.k, l: cfg.l, a: cfg.increase(), b: cfg.b }
     }
+}
 
+impl FractionalControl for Binomial {
+    fn window(&self) -> &FractionalWindow {
+        &self.w
+    }
+    fn window_mut(&mut self) -> &mut FractionalWindow {
+        &mut self.w
+    }
+    /// Binomial s2: a / w^k segments per window of acknowledged bytes (ns-2 adds
+    /// increase_num_ / (cwnd * cwnd^k) per acknowledged segment).
+    fn increase_per_rtt_pkts(&self, w_pkts: f64) -> f64 {
+        self.a / w_pkts.powf(self.k)
+    }
     /// w - b w^l segments, at least two (the floor of RFC 5681 eq. 4), in bytes.
     fn decreased(&self, mss: u32) -> f64 {
         let w = self.w.cwnd / mss as f64;
@@ -82,32 +94,10 @@ impl Binomial {
     }
 }
 
-impl CongestionControl for Binomial {
-    fn cwnd_bytes(&self) -> u64 {
-        self.w.cwnd as u64
-    }
-    fn ssthresh_bytes(&self) -> u64 {
-        self.w.ssthresh as u64
-    }
-    fn on_ack(&mut self, ack: &AckSample) {
-        // Binomial s2: a / w^k segments per window of acknowledged bytes (ns-2 adds
-        // increase_num_ / (cwnd * cwnd^k) per acknowledged segment).
-        let (a, k) = (self.a, self.k);
-        self.w.grow(ack.bytes_acked, ack.mss, |w| a / w.powf(k));
-    }
-    fn on_loss(&mut self, _in_flight: u64, mss: u32, _now: SimTime) {
-        let d = self.decreased(mss);
-        self.w.decrease_to(d, mss);
-    }
-    fn on_timeout(&mut self, _in_flight: u64, mss: u32, _now: SimTime) {
-        let d = self.decreased(mss);
-        self.w.restart(d, mss);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::super::testing::ack;
+    use super::super::CongestionControl;
     use super::*;
 
     fn binomial(k: f64, l: f64, b: f64, cwnd_pkts: u32) -> Binomial {

@@ -2,9 +2,6 @@
 //! the same window as `reno` (Linux has only `reno`). NewReno *loss recovery* (RFC 6582) is not a
 //! property of the controller: it is `tcp.recovery = "newreno"`, the default when SACK is off.
 
-use super::reno::RenoWindow;
-use super::{AckSample, CcInit, CongestionControl};
-use crate::sim::SimTime;
 use serde::{Deserialize, Serialize};
 
 /// NewReno has no parameters beyond the TCP settings.
@@ -14,44 +11,12 @@ pub struct NewRenoConfig {}
 
 impl super::CcSettings for NewRenoConfig {}
 
-/// TCP NewReno.
-#[derive(Clone, Debug)]
-pub struct NewReno {
-    w: RenoWindow,
-}
-
-impl NewReno {
-    /// Builds NewReno.
-    pub fn new(_cfg: &NewRenoConfig, init: CcInit) -> Self {
-        NewReno { w: RenoWindow::new(init) }
-    }
-}
-
-impl CongestionControl for NewReno {
-    fn wants_rate_samples(&self) -> bool {
-        false
-    }
-    fn cwnd_bytes(&self) -> u64 {
-        self.w.cwnd
-    }
-    fn ssthresh_bytes(&self) -> u64 {
-        self.w.ssthresh
-    }
-    #[inline]
-    fn on_ack(&mut self, ack: &AckSample) {
-        self.w.grow(ack.bytes_acked, ack.mss);
-    }
-    fn on_loss(&mut self, in_flight: u64, mss: u32, _now: SimTime) {
-        self.w.halve(in_flight, mss);
-    }
-    fn on_timeout(&mut self, in_flight: u64, mss: u32, _now: SimTime) {
-        self.w.collapse(in_flight, mss);
-    }
-}
-
+/// TCP NewReno: Reno's controller under ns-3's and ns-2's name.
+pub type NewReno = super::reno::Reno;
 
 #[cfg(test)]
 mod tests {
+    use super::super::{CcInit, CongestionControl};
     use super::*;
 
     #[test]

@@ -99,8 +99,8 @@ pub struct Reno {
 }
 
 impl Reno {
-    /// Builds Reno.
-    pub fn new(_cfg: &RenoConfig, init: CcInit) -> Self {
+    /// Builds Reno; `reno` and `newreno` (whose configs have no parameters) both build this.
+    pub fn new(_cfg: &impl super::CcSettings, init: CcInit) -> Self {
         Reno { w: RenoWindow::new(init) }
     }
 }
@@ -115,6 +115,7 @@ impl CongestionControl for Reno {
     fn ssthresh_bytes(&self) -> u64 {
         self.w.ssthresh
     }
+    #[inline]
     fn on_ack(&mut self, ack: &AckSample) {
         self.w.grow(ack.bytes_acked, ack.mss);
     }

@@ -1,40 +1,23 @@
 //! Exact timelines of the connection set-up, driven through `TcpConnection` with a scripted
 //! wire: every packet takes `ONE_WAY` to cross, chosen packets are lost.
 
-use super::super::cc::{AnyCc, CcConfig, CcInit};
-use super::super::receiver::{ReceiverSettings, TcpReceiver};
-use super::super::sender::{SenderSettings, TcpSender};
+use super::super::testing::{receiver_settings, receiver_with, sender, settings, MSS};
+use super::super::sender::SenderSettings;
+use super::super::receiver::ReceiverSettings;
 use super::super::{Recovery, TcpConnection};
 use super::*;
-use crate::sim::{SimRng, PS_PER_MS};
-use crate::transport::credit::{AnyReceiverPolicy, ReceiverConfig, ReceiverInit};
+use crate::sim::PS_PER_MS;
+use crate::transport::testing::Harness;
 use crate::transport::{Transport, NEVER, TIMER_SLOTS};
 
-const MSS: u32 = 1000;
 const ONE_WAY: SimTime = 50 * PS_PER_MS;
 const RTT: SimTime = 2 * ONE_WAY;
 
+/// A NewReno connection without SACK carrying `segments` segments; `ect_on_syn` also turns
+/// ECN on at both ends.
 fn connection(segments: u64, syn_retries: u32, ect_on_syn: bool) -> TcpConnection {
-    let s = SenderSettings {
-        mss: MSS,
-        header_bytes: 40,
-        dupack_threshold: 3,
-        packets_per_segment: 1,
-        min_rto_ps: 200 * PS_PER_MS,
-        initial_rto_ps: PS_PER_S,
-        max_rto_ps: 60 * PS_PER_S,
-        ecn: ect_on_syn,
-        limited_transmit: true,
-        priority: 0,
-        sack: false,
-        recovery: Recovery::NewReno,
-        prr: false,
-        pacing: false,
-    };
-    let cc = AnyCc::build(&CcConfig::default(), CcInit { mss: MSS, init_cwnd_pkts: 10 });
-    let sender = TcpSender::new(s, cc, segments * MSS as u64);
-    let policy = AnyReceiverPolicy::build(&ReceiverConfig::Fixed(Default::default()), ReceiverInit { mss: MSS, max_window_bytes: None });
-    let receiver = TcpReceiver::new(ReceiverSettings { ack_bytes: 40, delayed_ack: false, delack_timeout_ps: 40 * PS_PER_MS, ecn: ect_on_syn, mss: MSS, sack: false, dctcp_echo: false }, policy);
+    let sender = sender(SenderSettings { ecn: ect_on_syn, ..settings(Recovery::NewReno, false) }, 10, segments * MSS as u64);
+    let receiver = receiver_with(ReceiverSettings { ecn: ect_on_syn, ..receiver_settings(false, false) });
     let hs = HandshakeSettings { syn_bytes: 40, ect_on_syn, initial_rto_ps: PS_PER_S, max_rto_ps: 60 * PS_PER_S, syn_retries, priority: 0 };
     TcpConnection { sender, receiver, handshake: Some(Box::new(Handshake::new(hs))) }
 }
@@ -58,10 +41,7 @@ struct Timeline {
 /// first SYN-ACKs are lost, everything else arrives after `ONE_WAY`.
 fn run(c: &mut TcpConnection, lose_syns: u32, lose_syn_acks: u32, until: SimTime) -> Timeline {
     let mut tl = Timeline::default();
-    let mut timers = [NEVER; TIMER_SLOTS];
-    let mut rng: SimRng = crate::sim::rng::stream(1, "handshake");
-    let mut wl = crate::traffic::AnyWorkload::Bulk(crate::traffic::bulk::Bulk);
-    let mut out = Vec::new();
+    let mut h = Harness::new("handshake");
     // In flight: (arrival time, packet).
     let mut wire: Vec<(SimTime, Packet)> = Vec::new();
     let (mut syns_seen, mut syn_acks_seen) = (0, 0);
@@ -69,7 +49,7 @@ fn run(c: &mut TcpConnection, lose_syns: u32, lose_syn_acks: u32, until: SimTime
     let mut first = true;
     loop {
         {
-            let mut ctx = TransportCtx { now, out: &mut out, timers: &mut timers, rng: &mut rng, workload: &mut wl };
+            let mut ctx = h.ctx(now);
             if first {
                 c.on_start(&mut ctx);
                 first = false;
@@ -82,7 +62,7 @@ fn run(c: &mut TcpConnection, lose_syns: u32, lose_syn_acks: u32, until: SimTime
             }
         }
         tl.last_event = now;
-        for (p, _) in out.drain(..) {
+        for (p, _) in h.out.drain(..) {
             let setup = p.flags & flags::SETUP != 0;
             match (p.kind, setup) {
                 (PacketKind::Control, true) => {
@@ -109,7 +89,7 @@ fn run(c: &mut TcpConnection, lose_syns: u32, lose_syn_acks: u32, until: SimTime
             wire.push((now + ONE_WAY, p));
         }
         let next_pkt = wire.iter().map(|(t, _)| *t).min().unwrap_or(NEVER);
-        let next_timer = timers.iter().copied().min().unwrap_or(NEVER);
+        let next_timer = h.timers.iter().copied().min().unwrap_or(NEVER);
         let next = next_pkt.min(next_timer);
         if next == NEVER || next > until || c.is_complete() {
             return tl;
