@@ -233,7 +233,7 @@ pub(crate) fn validate(sc: &Scenario, check_flow: &dyn Fn(&FlowConfig, &str) -> 
         // (`process.validate` can only assume one byte per packet). Fuzz finding: mean_pkts =
         // 4294967295 passed validation and panicked in the builder (issue 14, class 1).
         let (field, size) = a.process.size_config();
-        size.build(a.tcp.mss as u64).map_err(|e| (format!("{at}.process.{field}.{}", e.field), e.message))?;
+        size.build(a.settings.tcp.mss as u64).map_err(|e| (format!("{at}.process.{field}.{}", e.field), e.message))?;
     }
     if !sc.arrivals.is_empty() {
         if sc.metrics.packet_trace {
