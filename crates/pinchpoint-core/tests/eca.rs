@@ -6,7 +6,7 @@
 mod common;
 
 use common::run_sim;
-use pinchpoint_core::{load_toml, Results, Simulation};
+use pinchpoint_core::{load_toml, Results};
 
 const BOTTLENECK: &str = "r1->r2";
 

@@ -6,7 +6,7 @@
 mod common;
 
 use common::run;
-use pinchpoint_core::{load_toml, Results};
+use pinchpoint_core::load_toml;
 
 /// A 10 Mbit/s dumbbell with an ECN RED bottleneck, `long` bulk ECN flows from t = 0 and
 /// `short` 10-segment ECN transfers with a handshake, one every 250 ms from t = 2 s.

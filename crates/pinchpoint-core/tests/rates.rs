@@ -3,7 +3,6 @@
 mod common;
 
 use common::run;
-use pinchpoint_core::{load_toml, Results};
 
 /// One UDP flow over a 10 Mbit/s link, 5 ms one way, recording 100 ms rates.
 fn one_flow(workload: &str, duration: &str, start: &str) -> String {
