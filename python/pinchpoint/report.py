@@ -52,6 +52,21 @@ def claims_table(claims: list[Claim], source: str = "paper") -> list[str]:
     return lines
 
 
+def write_report(out_dir: Path, lines: Sequence[str], figures: Sequence[str] = (),
+                 progress: Callable[[str, float], None] | None = None, final_newline: bool = True) -> Path:
+    """Write a reproduction's ``report.md`` into ``out_dir`` (figures, if given, listed under a
+    "Figures" heading at the end), tell ``progress`` the job is done, and return the path. Every
+    reproduction finishes through here, so the file is laid out the same way for all of them."""
+    lines = list(lines)
+    if figures:
+        lines += ["", "## Figures", ""] + [f"![{n}]({n})" for n in figures]
+    report = Path(out_dir) / "report.md"
+    report.write_text("\n".join(lines) + ("\n" if final_newline else ""))
+    if progress:
+        progress("done", 1.0)
+    return report
+
+
 def fmt(x: Any, digits: int = 3) -> str:
     """One table cell: integers (and integral counts stored as floats are still shown as
     what they are only when ``x`` is an int type) as integers, floats with ``digits``

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from ...report import Claim, claims_table
+from ...report import Claim, claims_table, write_report
 from ...stats import running_time_mean
 from ..jobs import Job, run_jobs
 from .analysis import Run, paper_kb_per_s, ratio_distribution
@@ -577,9 +577,7 @@ def reproduce(out_dir: Path, quick: bool = False, progress: Callable[[str, float
         _ex3_figure({v: runs[f"exercise3_{v}"] for v in variants}, out_dir / "exercise3.png")
         md += ["## Exercise 3 figure", "", "![](exercise3.png)", ""]
     md += ["## Where we differ from the paper, and why (likely)", "", _differences(runs, variants, summary, dists), ""]
-    report = out_dir / "report.md"
-    report.write_text("\n".join(md))
-    return report
+    return write_report(out_dir, md, final_newline=False)
 
 
 def _differences(runs: dict[str, Run], variants: tuple[str, ...], summary: dict[str, dict],

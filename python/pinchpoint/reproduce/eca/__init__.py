@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ...report import rows_table
+from ...report import rows_table, write_report
 from ..jobs import Job, run_jobs
 from . import http, lan
 from . import parking_lot as pl
@@ -276,12 +276,7 @@ def reproduce(out_dir: Path, quick: bool = False, progress: Callable[[str, float
     lines = _report(rows, hist, values, duration_s, quick, grid_wall, hist_wall)
     lines += _http_report(http_results, http_s, http_wall)
     lines += _lan_report(lan_results, lan_wall)
-    lines += ["", "## Figures", ""] + [f"![{n}]({n})" for n in figs]
-    report = out_dir / "report.md"
-    report.write_text("\n".join(lines) + "\n")
-    if progress:
-        progress("done", 1.0)
-    return report
+    return write_report(out_dir, lines, figs, progress)
 
 
 def _report(rows, hist, values, duration_s, quick, grid_wall, hist_wall) -> list[str]:

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ...report import Claim, claims_table
+from ...report import Claim, claims_table, write_report
 from ...stats import binned_time_means
 from ..jobs import Job, run_jobs
 from .analysis import run, summarise
@@ -319,11 +319,7 @@ def reproduce(out_dir: Path, quick: bool = False, progress: Callable[[str, float
     lines += ["", "## Figures", ""]
     lines += [f"![{n}]({n})" for n in figs]
     lines += ["", "## Why the others differ (likely causes)", "", *gaps_text(rows)]
-    report = out_dir / "report.md"
-    report.write_text("\n".join(lines) + "\n")
-    if progress:
-        progress("done", 1.0)
-    return report
+    return write_report(out_dir, lines, progress=progress)
 
 
 def gaps_text(rows: dict[tuple[str, str], dict[str, float]]) -> list[str]:

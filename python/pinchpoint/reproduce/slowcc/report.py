@@ -10,7 +10,7 @@ from typing import Any
 import pandas as pd
 
 from ... import _native
-from ...report import rows_table
+from ...report import rows_table, write_report
 from ..jobs import Job, Progress, run_jobs
 from .analysis import run_bernoulli, run_cbr, run_compat, run_flash, run_square
 from .scenarios import (
@@ -213,12 +213,7 @@ def reproduce(out_dir: Path, quick: bool = False, progress: Progress | None = No
     cbr, flash, square, compat, bernoulli = (results[e] for e in ("cbr", "flash", "square", "compat", "bernoulli"))
     figs = _plots(cbr, flash, square, compat, out_dir, bernoulli)
     lines = _report_lines(cbr, flash, square, compat, skipped, quick, scale, failed, bernoulli)
-    lines += ["", "## Figures", ""] + [f"![{n}]({n})" for n in figs]
-    report = out_dir / "report.md"
-    report.write_text("\n".join(lines) + "\n")
-    if progress:
-        progress("done", 1.0)
-    return report
+    return write_report(out_dir, lines, figs, progress)
 
 
 def _report_lines(cbr: dict[str, Any], flash: dict[str, Any], square: dict[str, list[dict[str, float]]],

@@ -9,7 +9,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from ...report import rows_table
+from ...report import rows_table, write_report
 from ..jobs import Job, Progress, run_jobs
 from .analysis import (
     SETTLE_S,
@@ -259,8 +259,4 @@ def reproduce(out_dir: Path, quick: bool = False, progress: Progress | None = No
               f"median {100 * q(0.5):.2g} %, 75th percentile {100 * q(0.75):.2g} %, 90th percentile {100 * q(0.9):.2g} %, "
               f"99th percentile {100 * q(0.99):.2g} %, max {100 * gaps[-1]:.2g} %", ""]
     lines += ["## Claims", ""] + rows_table(CLAIM_COLUMNS, claims(runs, gaps)) + [""]
-    report = out_dir / "report.md"
-    report.write_text("\n".join(lines) + "\n")
-    if progress:
-        progress("done", 1.0)
-    return report
+    return write_report(out_dir, lines, progress=progress)

@@ -545,23 +545,23 @@ fn pacing_spaces_segments_at_twice_cwnd_over_srtt_in_slow_start_after_the_initia
 /// must still skip every SACKed byte and cut a segment where a SACKed range starts.
 #[test]
 fn go_back_n_after_a_timeout_skips_sacked_ranges_and_cuts_segments_at_their_edges() {
-    let mut e = End::new();
-    let cc = AnyCc::build(&CcConfig::NoCc(Default::default()), CcInit { mss: MSS, init_cwnd_pkts: 10 });
-    let mut s = TcpSender::new(SenderSettings { limited_transmit: false, ..settings(Recovery::Sack, false) }, cc, u64::MAX);
+    let mut e = end();
+    let cc = super::cc::AnyCc::build(&super::cc::CcConfig::NoCc(Default::default()), super::cc::CcInit { mss: MSS, init_cwnd_pkts: 10 });
+    let mut s = super::sender::TcpSender::new(SenderSettings { limited_transmit: false, ..settings(Recovery::Sack, false) }, cc, u64::MAX);
     s.set_initial_rwnd(10 * M);
     e.call(|c| { s.offer(u64::MAX, c); s.start(c) });
-    assert_eq!(e.take().len(), 10, "cc = none: the receiver's 10-segment window is the limit");
+    assert_eq!(take(&mut e).len(), 10, "cc = none: the receiver's 10-segment window is the limit");
     // A duplicate acknowledgement: the receiver holds [2500, 3000) and [6000, 7000) (too little
     // to deem anything lost, RFC 6675 s4 IsLost, so no recovery starts).
     e.now = PS_PER_MS;
     let dup = Packet { window_bytes: 10 * MSS, ..ack_pkt(0, &[(2500, 3 * M), (6 * M, 7 * M)], 0) };
     e.call(|c| s.on_ack(&dup, c));
-    assert_eq!(e.take(), vec![], "the window is full");
+    assert_eq!(take(&mut e), vec![], "the window is full");
     e.now = e.timers[TIMER_RTO as usize];
     e.call(|c| s.on_rto(c));
     let resent: Vec<(u64, u32, bool)> = [(0, 1000), (1000, 1000), (2000, 500), (3000, 1000), (4000, 1000), (5000, 1000), (7000, 1000), (8000, 1000), (9000, 1000)]
         .iter()
         .map(|&(seq, len)| (seq, len, true))
         .collect();
-    assert_eq!(e.take(), resent);
+    assert_eq!(take(&mut e), resent);
 }
