@@ -62,7 +62,7 @@ fn per_flow(make: impl Fn(usize) -> pinchpoint_core::scenario::Scenario) -> f64 
 }
 
 #[test]
-fn an_idle_flow_and_an_idle_dumbbell_flow_cost_what_the_issue_budget_allows() {
+fn an_idle_flow_and_an_idle_dumbbell_flow_do_not_grow_past_their_measured_size() {
     let bare = per_flow(bare_flows);
     let dumbbell_flow = per_flow(|n| dumbbell(n, 1.0));
     eprintln!("bare idle flow: {bare:.0} B; idle dumbbell flow with its 2 hosts and 4 ports: {dumbbell_flow:.0} B");
