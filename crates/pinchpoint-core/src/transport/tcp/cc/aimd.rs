@@ -7,7 +7,7 @@
 //! is (0.0104, 1/256). In ns-2 these are `increase_num_ = a` and `decrease_num_ = 1 - b`.
 //! Differences from ns-2 are in `docs/algorithms/aimd.md`.
 
-use super::{AckSample, CcInit, CcProblem, CcSettings, CongestionControl, TcpFacts};
+use super::{AckSample, CcInit, CcNew, CcProblem, CcSettings, CongestionControl, TcpFacts};
 use crate::sim::SimTime;
 use serde::{Deserialize, Serialize};
 
@@ -211,9 +211,10 @@ pub struct Aimd {
     b: f64,
 }
 
-impl Aimd {
+impl CcNew for Aimd {
+    type Config = AimdConfig;
     /// Builds AIMD (settings validated).
-    pub fn new(cfg: &AimdConfig, init: CcInit) -> Self {
+    fn new(cfg: &AimdConfig, init: CcInit) -> Self {
         Aimd { w: FractionalWindow::new(init), a: cfg.increase_pkts(), b: cfg.b }
     }
 }

@@ -7,7 +7,7 @@
 //! differences from ns-2 are explained in `docs/algorithms/binomial.md`.
 
 use super::aimd::{FractionalControl, FractionalWindow};
-use super::{CcInit, CcProblem, CcSettings, TcpFacts};
+use super::{CcInit, CcNew, CcProblem, CcSettings, TcpFacts};
 use serde::{Deserialize, Serialize};
 
 /// Binomial parameters; the defaults are SQRT(1/2).
@@ -68,9 +68,10 @@ pub struct Binomial {
     b: f64,
 }
 
-impl Binomial {
+impl CcNew for Binomial {
+    type Config = BinomialConfig;
     /// Builds a binomial controller (settings validated).
-    pub fn new(cfg: &BinomialConfig, init: CcInit) -> Self {
+    fn new(cfg: &BinomialConfig, init: CcInit) -> Self {
         Binomial { w: FractionalWindow::new(init), k: cfg.k, l: cfg.l, a: cfg.increase(), b: cfg.b }
     }
 }

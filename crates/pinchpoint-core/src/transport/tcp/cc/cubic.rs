@@ -10,7 +10,7 @@
 //! Windows in the cubic arithmetic are in segments (f64), as in the RFC; the sender sees bytes.
 //! Deliberate differences from Linux and ns-3 are listed in `docs/algorithms/cubic.md`.
 
-use super::{check_range, AckSample, CcInit, CcProblem, CcSettings, CongestionControl, TcpFacts};
+use super::{check_range, AckSample, CcInit, CcNew, CcProblem, CcSettings, CongestionControl, TcpFacts};
 use crate::sim::{SimTime, PS_PER_S};
 use serde::{Deserialize, Serialize};
 
@@ -189,9 +189,10 @@ pub struct Cubic {
     hystart: HyStart,
 }
 
-impl Cubic {
+impl CcNew for Cubic {
+    type Config = CubicConfig;
     /// Builds CUBIC (settings validated).
-    pub fn new(cfg: &CubicConfig, init: CcInit) -> Self {
+    fn new(cfg: &CubicConfig, init: CcInit) -> Self {
         Cubic {
             beta: cfg.beta,
             c: cfg.c,
@@ -208,7 +209,9 @@ impl Cubic {
             hystart: HyStart::new(cfg.hystart.enabled()),
         }
     }
+}
 
+impl Cubic {
     /// RFC 9438 s4.3: alpha_cubic = 3 (1 - beta) / (1 + beta).
     fn alpha_aimd(beta: f64) -> f64 {
         3.0 * (1.0 - beta) / (1.0 + beta)

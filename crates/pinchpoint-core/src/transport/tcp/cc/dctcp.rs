@@ -10,7 +10,7 @@
 //! with `cc = "dctcp"`. DCTCP needs ECN: the settings check refuses `tcp.ecn = false`.
 
 use super::reno::RenoWindow;
-use super::{check_range, AckSample, CcInit, CcProblem, CcSettings, CongestionControl, TcpFacts};
+use super::{check_range, AckSample, CcInit, CcNew, CcProblem, CcSettings, CongestionControl, TcpFacts};
 use crate::sim::SimTime;
 use serde::{Deserialize, Serialize};
 
@@ -55,12 +55,15 @@ pub struct Dctcp {
     marked_bytes: u64,
 }
 
-impl Dctcp {
+impl CcNew for Dctcp {
+    type Config = DctcpConfig;
     /// Builds DCTCP (settings validated).
-    pub fn new(cfg: &DctcpConfig, init: CcInit) -> Self {
+    fn new(cfg: &DctcpConfig, init: CcInit) -> Self {
         Dctcp { w: RenoWindow::new(init), g: cfg.g, alpha: cfg.initial_alpha, window_end: 0, acked_bytes: 0, marked_bytes: 0 }
     }
+}
 
+impl Dctcp {
     /// The current alpha.
     pub fn alpha(&self) -> f64 {
         self.alpha

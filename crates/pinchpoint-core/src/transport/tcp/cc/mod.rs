@@ -210,7 +210,8 @@ macro_rules! cc_dispatch {
     };
 }
 
-/// A controller built from its config (what the registry calls), for [`Boxed`].
+/// A controller built from its config: what [`Boxed`] calls. A boxed controller implements it in
+/// its own file (in place of an inherent `new`), so its registry line is all the registry needs.
 pub trait CcNew {
     /// The controller's config.
     type Config;
@@ -251,24 +252,6 @@ impl<T: CongestionControl> CongestionControl for Boxed<T> {
     fn wants_rate_samples(&self) -> bool { self.0.wants_rate_samples() }
     #[inline] fn sets_recovery_window(&self) -> bool { self.0.sets_recovery_window() }
     fn set_rng(&mut self, r: crate::sim::rng::SimRng) { self.0.set_rng(r) }
-}
-
-macro_rules! cc_new {
-    ($($ty:ty => $cfg:ty),* $(,)?) => {
-        $( impl CcNew for $ty {
-            type Config = $cfg;
-            fn new(cfg: &$cfg, init: CcInit) -> Self { <$ty>::new(cfg, init) }
-        } )*
-    };
-}
-
-cc_new! {
-    cubic::Cubic => cubic::CubicConfig,
-    dctcp::Dctcp => dctcp::DctcpConfig,
-    vegas::Vegas => vegas::VegasConfig,
-    aimd::Aimd => aimd::AimdConfig,
-    binomial::Binomial => binomial::BinomialConfig,
-    scalable::Scalable => scalable::ScalableConfig,
 }
 
 crate::algorithm_registry! {

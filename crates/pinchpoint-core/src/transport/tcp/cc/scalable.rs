@@ -9,7 +9,7 @@
 //! ns-3 are in `docs/algorithms/scalable.md`.
 
 use super::reno::RenoWindow;
-use super::{check_range, AckSample, CcInit, CcProblem, CcSettings, CongestionControl, TcpFacts};
+use super::{check_range, AckSample, CcInit, CcNew, CcProblem, CcSettings, CongestionControl, TcpFacts};
 use crate::sim::SimTime;
 use serde::{Deserialize, Serialize};
 
@@ -51,12 +51,15 @@ pub struct Scalable {
     beta: f64,
 }
 
-impl Scalable {
+impl CcNew for Scalable {
+    type Config = ScalableConfig;
     /// Builds Scalable TCP (settings validated).
-    pub fn new(cfg: &ScalableConfig, init: CcInit) -> Self {
+    fn new(cfg: &ScalableConfig, init: CcInit) -> Self {
         Scalable { w: RenoWindow::new(init), ai_count_pkts: cfg.ai_count_pkts as u64, beta: cfg.beta }
     }
+}
 
+impl Scalable {
     /// `tcp_scalable_ssthresh`: the window in whole segments less (1 - beta) of it rounded down
     /// (`cwnd >> 3` for beta = 7/8, exactly), at least two segments, in bytes.
     fn ssthresh_after_loss(&self, mss: u32) -> u64 {

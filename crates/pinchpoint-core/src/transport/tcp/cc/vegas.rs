@@ -11,7 +11,7 @@
 //! `docs/algorithms/vegas.md`.
 
 use super::reno::RenoWindow;
-use super::{AckSample, CcInit, CcProblem, CcSettings, CongestionControl, TcpFacts};
+use super::{AckSample, CcInit, CcNew, CcProblem, CcSettings, CongestionControl, TcpFacts};
 use crate::sim::SimTime;
 use serde::{Deserialize, Serialize};
 
@@ -63,9 +63,10 @@ pub struct Vegas {
     grow_this_round: bool,
 }
 
-impl Vegas {
+impl CcNew for Vegas {
+    type Config = VegasConfig;
     /// Builds Vegas (settings validated).
-    pub fn new(cfg: &VegasConfig, init: CcInit) -> Self {
+    fn new(cfg: &VegasConfig, init: CcInit) -> Self {
         Vegas {
             w: RenoWindow::new(init),
             alpha: cfg.alpha,
@@ -78,7 +79,9 @@ impl Vegas {
             grow_this_round: true,
         }
     }
+}
 
+impl Vegas {
     fn in_slow_start(&self) -> bool {
         self.w.cwnd < self.w.ssthresh
     }
