@@ -119,16 +119,23 @@ impl Simulation {
     pub fn run_until(&mut self, t: SimTime) {
         let t = t.min(self.end);
         while !self.stopped {
-            let Some((time, ev)) = self.queue.peek() else { break };
+            let Some((time, ev)) = self.queue.peek_arrive() else { break };
             if time > t {
                 break;
             }
             self.now = time;
             self.counters.events += 1;
-            match ev {
+            let ev = match ev {
                 // The arrival stays at the head of the heap until the port has looked at its
                 // wire: the next packet there replaces it in place (one sift instead of two).
-                Event::Arrive { port } => self.arrive(port),
+                Ok(port) => {
+                    self.arrive(port);
+                    continue;
+                }
+                Err(ev) => ev,
+            };
+            match ev {
+                Event::Arrive { .. } => unreachable!("peek_arrive returns arrivals as Ok"),
                 Event::TxDone { .. } => {
                     self.queue.pop_net_head();
                     self.dispatch(ev);
@@ -197,10 +204,21 @@ impl Simulation {
     }
 
     /// Hands packet `slot` to port `p`; frees it and charges its flow if the port drops it.
+    /// The idle fast path is inline here; everything else is out of line.
     #[inline]
     fn port_receive(&mut self, p: u32, slot: u32) {
+        let size_bytes = self.packets.get(slot).size_bytes;
+        if self.ports[p as usize].try_send_at_once(p, slot, size_bytes, self.now, &mut self.queue) {
+            return;
+        }
+        self.port_receive_queued(p, slot);
+    }
+
+    /// [`Self::port_receive`] when the port did not send the packet at once.
+    #[inline(never)]
+    fn port_receive_queued(&mut self, p: u32, slot: u32) {
         let mut env = PortEnv { events: &mut self.queue, trace: &mut self.queue_trace, hook_out: &mut self.hook_out, capture: &mut self.capture, dropped: &mut self.dropped };
-        if let Admission::Dropped(_) = self.ports[p as usize].receive(p, slot, &mut self.packets, self.now, &mut env) {
+        if let Admission::Dropped(_) = self.ports[p as usize].receive_queued(p, slot, &mut self.packets, self.now, &mut env) {
             let pkt = self.packets.get(slot);
             let (flow, kind, sent_at) = (pkt.flow, pkt.kind, pkt.sent_at);
             self.packets.remove(slot);
@@ -219,8 +237,9 @@ impl Simulation {
     /// the head of the event queue (see `run_until`); `pop_wire` removes or replaces it.
     #[inline]
     fn arrive(&mut self, p: u32) {
-        let slot = self.ports[p as usize].pop_wire(p, &mut self.queue);
-        if self.ports[p as usize].lost_on_wire() {
+        let port = &mut self.ports[p as usize];
+        let slot = port.pop_wire(p, &mut self.queue);
+        if port.lost_on_wire() {
             let pkt = self.packets.get(slot);
             let (flow, kind, sent_at) = (pkt.flow, pkt.kind, pkt.sent_at);
             self.packets.remove(slot);

@@ -40,6 +40,16 @@ impl DropTail {
     pub fn admits_into_empty(&self, size_bytes: u32) -> bool {
         self.fifo.is_empty() && self.limit.fits(0, 0, size_bytes)
     }
+
+    /// Packets smaller than this many bytes fit the empty buffer (0: none does): the same test
+    /// as [`Self::admits_into_empty`] on an empty queue, as one number the port keeps.
+    pub fn empty_admits_below_bytes(&self) -> u64 {
+        match (self.limit.limit_pkts, self.limit.limit_bytes) {
+            (Some(0), _) => 0,
+            (_, Some(l)) => l.0.saturating_add(1),
+            (_, None) => u64::MAX,
+        }
+    }
 }
 
 impl QueueDiscipline for DropTail {

