@@ -239,7 +239,7 @@ impl Simulation {
 
     /// Puts a stamped packet into the network at the first port of its route.
     #[inline]
-    fn inject(&mut self, pkt: Packet) {
+    fn inject(&mut self, pkt: &Packet) {
         let first = self.routes.port(pkt.route, pkt.hop).expect("empty route");
         if self.packets.live() >= self.limits.max_live_packets {
             self.fail(format!(
@@ -253,7 +253,7 @@ impl Simulation {
         if pkt.flow >= self.arrivals.first_flow {
             self.flows[pkt.flow as usize].live_pkts += 1;
         }
-        let slot = self.packets.insert(pkt);
+        let slot = self.packets.insert(*pkt);
         self.port_receive(first, slot);
     }
 
@@ -274,7 +274,7 @@ impl Simulation {
                     let mut pkt = e.pkt;
                     pkt.route = route;
                     pkt.hop = h as u16;
-                    self.inject(pkt);
+                    self.inject(&pkt);
                 }
                 None if self.flows[e.pkt.flow as usize].src == e.node => {
                     // Emitted at the source's own port: deliver at once.
@@ -315,7 +315,7 @@ impl Simulation {
             if let Some(mut report) = self.flows[f].eca_note_load(pkt, self.now) {
                 // A reverse control packet: never shaped (only the forward path has a shaper).
                 if let Admit::Send = self.flows[f].admit(f as u32, &mut report, Direction::Reverse, self.now, &mut self.queue) {
-                    self.inject(report);
+                    self.inject(&report);
                 }
             }
         } else if self.flows[f].eca_apply_rload(pkt, self.now) {
@@ -341,7 +341,7 @@ impl Simulation {
         self.flows[f].call_transport(now, &mut out, call);
         for (pkt, dir) in out.iter_mut() {
             match self.flows[f].admit(f as u32, pkt, *dir, now, &mut self.queue) {
-                Admit::Send => self.inject(*pkt),
+                Admit::Send => self.inject(pkt),
                 Admit::Held => {}
                 Admit::ShaperFull(max) => {
                     self.fail(format!(
@@ -370,7 +370,7 @@ impl Simulation {
 
     fn release_shaped(&mut self, f: u32) {
         while let Some(pkt) = self.flows[f as usize].release_one(f, self.now, &mut self.queue) {
-            self.inject(pkt);
+            self.inject(&pkt);
         }
     }
 
