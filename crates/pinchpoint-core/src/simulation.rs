@@ -280,7 +280,7 @@ impl Simulation {
                     // Emitted at the source's own port: deliver at once.
                     let pkt = e.pkt;
                     self.flows[pkt.flow as usize].record_delivery(&pkt, self.now, None);
-                    self.with_transport(pkt.flow as usize, |t, ctx| t.on_packet(&pkt, ctx));
+                    self.with_transport(pkt.flow as usize, |t, ctx, _| t.on_packet(&pkt, ctx));
                 }
                 None => self.flows[e.pkt.flow as usize].record_drop(PacketKind::Control, 0),
             }
@@ -294,17 +294,20 @@ impl Simulation {
 
     // ---- flows -----------------------------------------------------------------------------
 
-    /// Packet `slot` reached the end of its route.
+    /// Packet `slot` reached the end of its route. The slot is freed first (the packet's life
+    /// in the network ends here), but the transport reads the packet where it lies: nothing is
+    /// stored in the slab until the transport's own packets are sent after the call.
     fn deliver(&mut self, slot: u32) {
-        let pkt = *self.packets.get(slot);
         self.packets.remove(slot);
-        let f = pkt.flow as usize;
-        self.flows[f].record_delivery(&pkt, self.now, self.packet_trace.as_mut());
+        let pkt = self.packets.get(slot);
+        let (f, kind) = (pkt.flow as usize, pkt.kind);
+        self.flows[f].record_delivery(pkt, self.now, self.packet_trace.as_mut());
         if self.flows[f].eca.is_some() {
+            let pkt = *pkt;
             self.eca_deliver(f, &pkt);
         }
-        self.with_transport(f, |t, ctx| t.on_packet(&pkt, ctx));
-        self.delivered(f, pkt.kind);
+        self.with_transport(f, |t, ctx, slab| t.on_packet(slab.get(slot), ctx));
+        self.delivered(f, kind);
     }
 
     /// ECA (MSR-TR-2001-100 s3.A): data at the destination records LOAD (and reports it if the
@@ -327,18 +330,19 @@ impl Simulation {
         match self.flows[f as usize].fire_timer(f, slot, self.now, &mut self.queue) {
             TimerAction::Nothing => {}
             TimerAction::Shaper => self.release_shaped(f),
-            TimerAction::Start => self.with_transport(f as usize, |t, ctx| t.on_start(ctx)),
-            TimerAction::Transport(k) => self.with_transport(f as usize, |t, ctx| t.on_timer(k, ctx)),
+            TimerAction::Start => self.with_transport(f as usize, |t, ctx, _| t.on_start(ctx)),
+            TimerAction::Transport(k) => self.with_transport(f as usize, |t, ctx, _| t.on_timer(k, ctx)),
         }
     }
 
     /// Calls the flow's transport with a context, then sends what it emitted, schedules its
     /// timers and notes completion.
     #[inline]
-    fn with_transport(&mut self, f: usize, call: impl FnOnce(&mut AnyTransport, &mut TransportCtx)) {
+    fn with_transport(&mut self, f: usize, call: impl FnOnce(&mut AnyTransport, &mut TransportCtx, &PacketSlab)) {
         let now = self.now;
         let mut out = std::mem::take(&mut self.out);
-        self.flows[f].call_transport(now, &mut out, call);
+        let slab = &self.packets;
+        self.flows[f].call_transport(now, &mut out, |t, ctx| call(t, ctx, slab));
         for (pkt, dir) in out.iter_mut() {
             match self.flows[f].admit(f as u32, pkt, *dir, now, &mut self.queue) {
                 Admit::Send => self.inject(pkt),
