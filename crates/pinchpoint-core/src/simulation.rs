@@ -258,7 +258,7 @@ impl Simulation {
 
     /// Puts a stamped packet into the network at the first port of its route.
     #[inline]
-    fn inject(&mut self, pkt: Packet) {
+    fn inject(&mut self, pkt: &Packet) {
         let first = self.routes.port(pkt.route, pkt.hop).expect("empty route");
         if self.packets.live() >= self.limits.max_live_packets {
             self.fail(format!(
@@ -272,7 +272,7 @@ impl Simulation {
         if pkt.flow >= self.arrivals.first_flow {
             self.flows[pkt.flow as usize].live_pkts += 1;
         }
-        let slot = self.packets.insert(pkt);
+        let slot = self.packets.insert(*pkt);
         self.port_receive(first, slot);
     }
 
@@ -293,13 +293,13 @@ impl Simulation {
                     let mut pkt = e.pkt;
                     pkt.route = route;
                     pkt.hop = h as u16;
-                    self.inject(pkt);
+                    self.inject(&pkt);
                 }
                 None if self.flows[e.pkt.flow as usize].src == e.node => {
                     // Emitted at the source's own port: deliver at once.
                     let pkt = e.pkt;
                     self.flows[pkt.flow as usize].record_delivery(&pkt, self.now, None);
-                    self.with_transport(pkt.flow as usize, |t, ctx| t.on_packet(&pkt, ctx));
+                    self.with_transport(pkt.flow as usize, |t, ctx, _| t.on_packet(&pkt, ctx));
                 }
                 None => self.flows[e.pkt.flow as usize].record_drop(PacketKind::Control, 0),
             }
@@ -313,17 +313,20 @@ impl Simulation {
 
     // ---- flows -----------------------------------------------------------------------------
 
-    /// Packet `slot` reached the end of its route.
+    /// Packet `slot` reached the end of its route. The slot is freed first (the packet's life
+    /// in the network ends here), but the transport reads the packet where it lies: nothing is
+    /// stored in the slab until the transport's own packets are sent after the call.
     fn deliver(&mut self, slot: u32) {
-        let pkt = *self.packets.get(slot);
         self.packets.remove(slot);
-        let f = pkt.flow as usize;
-        self.flows[f].record_delivery(&pkt, self.now, self.packet_trace.as_mut());
+        let pkt = self.packets.get(slot);
+        let (f, kind) = (pkt.flow as usize, pkt.kind);
+        self.flows[f].record_delivery(pkt, self.now, self.packet_trace.as_mut());
         if self.flows[f].eca.is_some() {
+            let pkt = *pkt;
             self.eca_deliver(f, &pkt);
         }
-        self.with_transport(f, |t, ctx| t.on_packet(&pkt, ctx));
-        self.delivered(f, pkt.kind);
+        self.with_transport(f, |t, ctx, slab| t.on_packet(slab.get(slot), ctx));
+        self.delivered(f, kind);
     }
 
     /// ECA (MSR-TR-2001-100 s3.A): data at the destination records LOAD (and reports it if the
@@ -334,7 +337,7 @@ impl Simulation {
             if let Some(mut report) = self.flows[f].eca_note_load(pkt, self.now) {
                 // A reverse control packet: never shaped (only the forward path has a shaper).
                 if let Admit::Send = self.flows[f].admit(f as u32, &mut report, Direction::Reverse, self.now, &mut self.queue) {
-                    self.inject(report);
+                    self.inject(&report);
                 }
             }
         } else if self.flows[f].eca_apply_rload(pkt, self.now) {
@@ -346,21 +349,22 @@ impl Simulation {
         match self.flows[f as usize].fire_timer(f, slot, self.now, &mut self.queue) {
             TimerAction::Nothing => {}
             TimerAction::Shaper => self.release_shaped(f),
-            TimerAction::Start => self.with_transport(f as usize, |t, ctx| t.on_start(ctx)),
-            TimerAction::Transport(k) => self.with_transport(f as usize, |t, ctx| t.on_timer(k, ctx)),
+            TimerAction::Start => self.with_transport(f as usize, |t, ctx, _| t.on_start(ctx)),
+            TimerAction::Transport(k) => self.with_transport(f as usize, |t, ctx, _| t.on_timer(k, ctx)),
         }
     }
 
     /// Calls the flow's transport with a context, then sends what it emitted, schedules its
     /// timers and notes completion.
     #[inline]
-    fn with_transport(&mut self, f: usize, call: impl FnOnce(&mut AnyTransport, &mut TransportCtx)) {
+    fn with_transport(&mut self, f: usize, call: impl FnOnce(&mut AnyTransport, &mut TransportCtx, &PacketSlab)) {
         let now = self.now;
         let mut out = std::mem::take(&mut self.out);
-        self.flows[f].call_transport(now, &mut out, call);
+        let slab = &self.packets;
+        self.flows[f].call_transport(now, &mut out, |t, ctx| call(t, ctx, slab));
         for (pkt, dir) in out.iter_mut() {
             match self.flows[f].admit(f as u32, pkt, *dir, now, &mut self.queue) {
-                Admit::Send => self.inject(*pkt),
+                Admit::Send => self.inject(pkt),
                 Admit::Held => {}
                 Admit::ShaperFull(max) => {
                     self.fail(format!(
@@ -389,7 +393,7 @@ impl Simulation {
 
     fn release_shaped(&mut self, f: u32) {
         while let Some(pkt) = self.flows[f as usize].release_one(f, self.now, &mut self.queue) {
-            self.inject(pkt);
+            self.inject(&pkt);
         }
     }
 

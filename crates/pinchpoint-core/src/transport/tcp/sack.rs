@@ -1,11 +1,14 @@
 //! Selective acknowledgements: the blocks a receiver reports (RFC 2018) and the sender's
 //! scoreboard with RFC 6675's loss rule, pipe estimate and choice of the next segment.
 //!
-//! Both ends keep byte ranges in a [`RangeSet`] (an ordered map of disjoint [start, end)
-//! ranges with their total length), so the work per acknowledgement is O(log n) in the number
-//! of ranges n, plus the ranges an acknowledgement merges or retires (each range is retired
-//! once, so that part is O(1) amortised). With a million-packet window and every other packet
-//! lost, walking the ranges on every acknowledgement made a run thousands of times slower.
+//! Both ends keep byte ranges in a [`RangeSet`] (disjoint [start, end) ranges in order, with
+//! their total length). The usual set holds a few ranges (the holes of one window): it is a
+//! sorted vector, searched by bisection and edited in place, a few dozen instructions per
+//! acknowledgement. Past [`SMALL_RANGES`] ranges it becomes an ordered map, so the work per
+//! acknowledgement stays O(log n) in the number of ranges n, plus the ranges an
+//! acknowledgement merges or retires (each range is retired once, so that part is O(1)
+//! amortised). With a million-packet window and every other packet lost, walking the ranges
+//! on every acknowledgement made a run thousands of times slower.
 
 use std::collections::BTreeMap;
 use std::ops::Bound::{Excluded, Unbounded};
@@ -14,12 +17,32 @@ use std::ops::Bound::{Excluded, Unbounded};
 /// (RFC 2018 s3: 3 with timestamps, 4 without).
 pub const MAX_SACK_BLOCKS: usize = 3;
 
+/// Most ranges a [`RangeSet`] keeps in its sorted vector; one more and it moves them to an
+/// ordered map (a vector edit moves up to this many entries, 16 bytes each). It moves back when
+/// retiring ranges leaves at most a quarter of this, so a set near the bound does not switch on
+/// every acknowledgement.
+pub const SMALL_RANGES: usize = 32;
+
+/// The two representations of a [`RangeSet`].
+#[derive(Clone, Debug)]
+enum Ranges {
+    /// Sorted by start, disjoint and non-adjacent.
+    Small(Vec<(u64, u64)>),
+    /// start -> end, for sets larger than [`SMALL_RANGES`].
+    Large(Box<BTreeMap<u64, u64>>),
+}
+
 /// Disjoint, non-adjacent [start, end) ranges of sequence space, ordered, with their total.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct RangeSet {
-    /// start -> end.
-    map: BTreeMap<u64, u64>,
+    ranges: Ranges,
     total: u64,
+}
+
+impl Default for RangeSet {
+    fn default() -> Self {
+        RangeSet { ranges: Ranges::Small(Vec::new()), total: 0 }
+    }
 }
 
 #[cfg(test)]
@@ -43,47 +66,115 @@ pub(crate) fn steps() -> u64 {
     STEPS.with(|s| s.get())
 }
 
+/// Iterator over the ranges of a [`RangeSet`], in either direction.
+pub enum Iter<'a> {
+    /// Over the vector.
+    Small(std::slice::Iter<'a, (u64, u64)>),
+    /// Over the map.
+    Large(std::collections::btree_map::Iter<'a, u64, u64>),
+}
+
+impl Iterator for Iter<'_> {
+    type Item = (u64, u64);
+    #[inline]
+    fn next(&mut self) -> Option<(u64, u64)> {
+        match self {
+            Iter::Small(i) => i.next().copied(),
+            Iter::Large(i) => i.next().map(|(&s, &e)| (s, e)),
+        }
+    }
+}
+
+impl DoubleEndedIterator for Iter<'_> {
+    #[inline]
+    fn next_back(&mut self) -> Option<(u64, u64)> {
+        match self {
+            Iter::Small(i) => i.next_back().copied(),
+            Iter::Large(i) => i.next_back().map(|(&s, &e)| (s, e)),
+        }
+    }
+}
+
 impl RangeSet {
     /// Number of ranges.
     pub fn len(&self) -> usize {
-        self.map.len()
+        match &self.ranges {
+            Ranges::Small(v) => v.len(),
+            Ranges::Large(m) => m.len(),
+        }
     }
     /// True if empty.
+    #[inline]
     pub fn is_empty(&self) -> bool {
-        self.map.is_empty()
+        match &self.ranges {
+            Ranges::Small(v) => v.is_empty(),
+            Ranges::Large(m) => m.is_empty(),
+        }
     }
     /// Sum of the range lengths.
+    #[inline]
     pub fn total(&self) -> u64 {
         self.total
     }
     /// Forgets everything.
     pub fn clear(&mut self) {
-        self.map.clear();
+        match &mut self.ranges {
+            Ranges::Small(v) => v.clear(),
+            Ranges::Large(_) => self.ranges = Ranges::Small(Vec::new()),
+        }
         self.total = 0;
     }
     /// Lowest range.
+    #[inline]
     pub fn first(&self) -> Option<(u64, u64)> {
-        self.map.first_key_value().map(|(&s, &e)| (s, e))
+        match &self.ranges {
+            Ranges::Small(v) => v.first().copied(),
+            Ranges::Large(m) => m.first_key_value().map(|(&s, &e)| (s, e)),
+        }
     }
     /// Highest range.
+    #[inline]
     pub fn last(&self) -> Option<(u64, u64)> {
-        self.map.last_key_value().map(|(&s, &e)| (s, e))
+        match &self.ranges {
+            Ranges::Small(v) => v.last().copied(),
+            Ranges::Large(m) => m.last_key_value().map(|(&s, &e)| (s, e)),
+        }
     }
     /// The range holding `seq`, if any.
+    #[inline]
     pub fn containing(&self, seq: u64) -> Option<(u64, u64)> {
-        self.map.range(..=seq).next_back().filter(|(_, &e)| seq < e).map(|(&s, &e)| (s, e))
+        match &self.ranges {
+            Ranges::Small(v) => {
+                let i = v.partition_point(|r| r.0 <= seq);
+                if i > 0 && seq < v[i - 1].1 {
+                    Some(v[i - 1])
+                } else {
+                    None
+                }
+            }
+            Ranges::Large(m) => m.range(..=seq).next_back().filter(|(_, &e)| seq < e).map(|(&s, &e)| (s, e)),
+        }
     }
     /// The lowest range starting above `seq`.
+    #[inline]
     pub fn next_above(&self, seq: u64) -> Option<(u64, u64)> {
-        self.map.range((Excluded(seq), Unbounded)).next().map(|(&s, &e)| (s, e))
+        match &self.ranges {
+            Ranges::Small(v) => v.get(v.partition_point(|r| r.0 <= seq)).copied(),
+            Ranges::Large(m) => m.range((Excluded(seq), Unbounded)).next().map(|(&s, &e)| (s, e)),
+        }
     }
     /// Ranges from the highest down.
-    pub fn iter_rev(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
-        self.map.iter().rev().map(|(&s, &e)| (s, e))
+    #[inline]
+    pub fn iter_rev(&self) -> std::iter::Rev<Iter<'_>> {
+        self.iter().rev()
     }
     /// Ranges from the lowest up.
-    pub fn iter(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
-        self.map.iter().map(|(&s, &e)| (s, e))
+    #[inline]
+    pub fn iter(&self) -> Iter<'_> {
+        match &self.ranges {
+            Ranges::Small(v) => Iter::Small(v.iter()),
+            Ranges::Large(m) => Iter::Large(m.iter()),
+        }
     }
 
     /// Adds [start, end), merging with ranges it overlaps or touches; returns the merged range.
@@ -93,27 +184,67 @@ impl RangeSet {
 
     /// As [`RangeSet::insert`], calling `gap(a, b)` for each part [a, b) of [start, end) that
     /// was not in the set before (lowest first).
-    pub fn insert_with(&mut self, start: u64, end: u64, mut gap: impl FnMut(u64, u64)) -> (u64, u64) {
+    #[inline]
+    pub fn insert_with(&mut self, start: u64, end: u64, gap: impl FnMut(u64, u64)) -> (u64, u64) {
         if start >= end {
             return (start, start);
         }
+        match &mut self.ranges {
+            Ranges::Small(v) => {
+                let r = Self::small_insert(v, &mut self.total, start, end, gap);
+                if v.len() > SMALL_RANGES {
+                    self.grow();
+                }
+                r
+            }
+            Ranges::Large(m) => Self::large_insert(m, &mut self.total, start, end, gap),
+        }
+    }
+
+    /// Moves the ranges from the vector to the map (the set outgrew [`SMALL_RANGES`]).
+    #[cold]
+    #[inline(never)]
+    fn grow(&mut self) {
+        if let Ranges::Small(v) = &self.ranges {
+            self.ranges = Ranges::Large(Box::new(v.iter().copied().collect()));
+        }
+    }
+
+    /// Moves the ranges back from the map to a vector (few are left).
+    #[cold]
+    #[inline(never)]
+    fn shrink(&mut self) {
+        if let Ranges::Large(m) = &self.ranges {
+            let mut v = Vec::with_capacity(SMALL_RANGES + 1);
+            v.extend(m.iter().map(|(&s, &e)| (s, e)));
+            self.ranges = Ranges::Small(v);
+        }
+    }
+
+    /// [`RangeSet::insert_with`] on the vector: the same merges, found by bisection.
+    #[inline]
+    fn small_insert(v: &mut Vec<(u64, u64)>, total: &mut u64, start: u64, end: u64, mut gap: impl FnMut(u64, u64)) -> (u64, u64) {
         let (mut s, mut e) = (start, end);
         // Everything below `cursor` in [start, end) is known to be covered or reported.
         let mut cursor = start;
         step(1);
+        // Ranges [lo, hi) are merged into the new one.
+        let i = v.partition_point(|r| r.0 <= start);
+        let mut lo = i;
         // A range starting at or below `start` that reaches it.
-        if let Some((&ps, &pe)) = self.map.range(..=start).next_back() {
+        if i > 0 {
+            let (ps, pe) = v[i - 1];
             if pe >= start {
+                lo = i - 1;
                 s = ps;
                 e = e.max(pe);
                 cursor = cursor.max(pe);
-                self.map.remove(&ps);
-                self.total -= pe - ps;
+                *total -= pe - ps;
             }
         }
-        // Ranges starting in (start, e]: each is merged and removed, so this loop is paid for
-        // by the inserts that created them.
-        while let Some((&ns, &ne)) = self.map.range((Excluded(start), Unbounded)).next() {
+        // Ranges starting in (start, e].
+        let mut hi = i;
+        while let Some(&(ns, ne)) = v.get(hi) {
             if ns > e {
                 break;
             }
@@ -123,32 +254,106 @@ impl RangeSet {
             }
             cursor = cursor.max(ne);
             e = e.max(ne);
-            self.map.remove(&ns);
-            self.total -= ne - ns;
+            *total -= ne - ns;
+            hi += 1;
         }
         if cursor < end {
             gap(cursor, end);
         }
-        self.map.insert(s, e);
-        self.total += e - s;
+        if lo < hi {
+            v[lo] = (s, e);
+            if hi > lo + 1 {
+                v.drain(lo + 1..hi);
+            }
+        } else {
+            v.insert(lo, (s, e));
+        }
+        *total += e - s;
+        (s, e)
+    }
+
+    /// [`RangeSet::insert_with`] on the map.
+    fn large_insert(map: &mut BTreeMap<u64, u64>, total: &mut u64, start: u64, end: u64, mut gap: impl FnMut(u64, u64)) -> (u64, u64) {
+        let (mut s, mut e) = (start, end);
+        // Everything below `cursor` in [start, end) is known to be covered or reported.
+        let mut cursor = start;
+        step(1);
+        // A range starting at or below `start` that reaches it.
+        if let Some((&ps, &pe)) = map.range(..=start).next_back() {
+            if pe >= start {
+                s = ps;
+                e = e.max(pe);
+                cursor = cursor.max(pe);
+                map.remove(&ps);
+                *total -= pe - ps;
+            }
+        }
+        // Ranges starting in (start, e]: each is merged and removed, so this loop is paid for
+        // by the inserts that created them.
+        while let Some((&ns, &ne)) = map.range((Excluded(start), Unbounded)).next() {
+            if ns > e {
+                break;
+            }
+            step(1);
+            if ns.min(end) > cursor {
+                gap(cursor, ns.min(end));
+            }
+            cursor = cursor.max(ne);
+            e = e.max(ne);
+            map.remove(&ns);
+            *total -= ne - ns;
+        }
+        if cursor < end {
+            gap(cursor, end);
+        }
+        map.insert(s, e);
+        *total += e - s;
         (s, e)
     }
 
     /// Removes everything below `seq`; returns the bytes removed.
+    #[inline]
     pub fn remove_below(&mut self, seq: u64) -> u64 {
         let mut removed = 0;
-        while let Some((&s, &e)) = self.map.first_key_value() {
-            if s >= seq {
-                break;
+        match &mut self.ranges {
+            Ranges::Small(v) => {
+                // Ranges [0, k) lie wholly below `seq`.
+                let mut k = 0;
+                while let Some(r) = v.get_mut(k) {
+                    if r.0 >= seq {
+                        break;
+                    }
+                    step(1);
+                    if r.1 > seq {
+                        removed += seq - r.0;
+                        r.0 = seq;
+                        break;
+                    }
+                    removed += r.1 - r.0;
+                    k += 1;
+                }
+                if k > 0 {
+                    v.drain(..k);
+                }
             }
-            step(1);
-            self.map.remove(&s);
-            if e > seq {
-                self.map.insert(seq, e);
-                removed += seq - s;
-                break;
+            Ranges::Large(map) => {
+                while let Some((&s, &e)) = map.first_key_value() {
+                    if s >= seq {
+                        break;
+                    }
+                    step(1);
+                    map.remove(&s);
+                    if e > seq {
+                        map.insert(seq, e);
+                        removed += seq - s;
+                        break;
+                    }
+                    removed += e - s;
+                }
+                if map.len() <= SMALL_RANGES / 4 {
+                    self.shrink();
+                }
             }
-            removed += e - s;
         }
         self.total -= removed;
         removed
@@ -161,12 +366,30 @@ impl RangeSet {
         }
         let mut n = 0;
         let mut steps = 1;
-        if let Some((&s, &e)) = self.map.range(..=from).next_back() {
-            n += e.min(to).saturating_sub(from.max(s));
-        }
-        for (&s, &e) in self.map.range((Excluded(from), Excluded(to))) {
-            steps += 1;
-            n += e.min(to) - s;
+        match &self.ranges {
+            Ranges::Small(v) => {
+                let i = v.partition_point(|r| r.0 <= from);
+                if i > 0 {
+                    let (s, e) = v[i - 1];
+                    n += e.min(to).saturating_sub(from.max(s));
+                }
+                for &(s, e) in &v[i..] {
+                    if s >= to {
+                        break;
+                    }
+                    steps += 1;
+                    n += e.min(to) - s;
+                }
+            }
+            Ranges::Large(map) => {
+                if let Some((&s, &e)) = map.range(..=from).next_back() {
+                    n += e.min(to).saturating_sub(from.max(s));
+                }
+                for (&s, &e) in map.range((Excluded(from), Excluded(to))) {
+                    steps += 1;
+                    n += e.min(to) - s;
+                }
+            }
         }
         step(steps);
         n
@@ -549,5 +772,78 @@ mod tests {
         let (small, large) = (time(10), time(10_000));
         eprintln!("per ack: 10 holes {:.0} ns, 10,000 holes {:.0} ns", small * 1e9, large * 1e9);
         assert!(large <= 3.0 * small, "10 holes {small} s, 10,000 holes {large} s");
+    }
+}
+
+#[cfg(test)]
+mod range_set_tests {
+    use super::*;
+
+    #[test]
+    fn a_range_set_is_no_larger_than_an_ordered_map_and_its_total() {
+        assert!(std::mem::size_of::<RangeSet>() <= 32, "{}", std::mem::size_of::<RangeSet>());
+    }
+
+    /// The set against a bitmap of sequence space, through inserts (with their reported gaps),
+    /// retirements from below and range counts that cross [`SMALL_RANGES`] both ways.
+    #[test]
+    fn a_range_set_matches_a_bitmap_in_both_representations() {
+        use rand::{RngExt, SeedableRng};
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(11);
+        let (mut saw_small, mut saw_large) = (false, false);
+        for round in 0..40 {
+            let space = if round % 2 == 0 { 400u64 } else { 4000 };
+            let mut set = RangeSet::default();
+            let mut bits = vec![false; space as usize];
+            let mut floor = 0u64;
+            for _ in 0..300 {
+                if rng.random_range(0..6) == 0 {
+                    floor = (floor + rng.random_range(0..space / 20)).min(space - 1);
+                    let want: u64 = bits[..floor as usize].iter().filter(|&&b| b).count() as u64;
+                    assert_eq!(set.remove_below(floor), want);
+                    bits[..floor as usize].iter_mut().for_each(|b| *b = false);
+                } else {
+                    let a = rng.random_range(floor..space);
+                    let b = (a + rng.random_range(1..8)).min(space);
+                    let mut gaps = Vec::new();
+                    set.insert_with(a, b, |x, y| gaps.push((x, y)));
+                    let mut want = Vec::new();
+                    for x in a..b {
+                        if !bits[x as usize] {
+                            match want.last_mut() {
+                                Some((_, e)) if *e == x => *e = x + 1,
+                                _ => want.push((x, x + 1)),
+                            }
+                            bits[x as usize] = true;
+                        }
+                    }
+                    assert_eq!(gaps, want);
+                }
+                match set.ranges {
+                    Ranges::Small(_) => saw_small = true,
+                    Ranges::Large(_) => saw_large = true,
+                }
+                // The ranges are the maximal runs of the bitmap.
+                let mut runs = Vec::new();
+                for x in 0..space {
+                    if bits[x as usize] {
+                        match runs.last_mut() {
+                            Some((_, e)) if *e == x => *e = x + 1,
+                            _ => runs.push((x, x + 1)),
+                        }
+                    }
+                }
+                assert_eq!(set.iter().collect::<Vec<_>>(), runs);
+                assert_eq!(set.iter_rev().collect::<Vec<_>>(), runs.iter().rev().copied().collect::<Vec<_>>());
+                assert_eq!(set.total(), bits.iter().filter(|&&b| b).count() as u64);
+                let probe = rng.random_range(0..space);
+                assert_eq!(set.containing(probe), runs.iter().copied().find(|r| r.0 <= probe && probe < r.1));
+                assert_eq!(set.next_above(probe), runs.iter().copied().find(|r| r.0 > probe));
+                let to = rng.random_range(probe..=space);
+                let want = bits[probe as usize..to as usize].iter().filter(|&&b| b).count() as u64;
+                assert_eq!(set.bytes_in(probe, to), want);
+            }
+        }
+        assert!(saw_small && saw_large, "both representations exercised");
     }
 }

@@ -214,6 +214,8 @@ struct SenderCounters {
     /// Sum of squared deviations of the RTT samples from their mean, ps^2 (Welford's update on
     /// the mean `rtt_sum_ps / rtt_samples`; 8 bytes where a full `Moments` would cost 40).
     rtt_m2_ps2: f64,
+    /// rtt_sum_ps / rtt_samples after the last sample (0 before the first).
+    rtt_mean_ps: f64,
 }
 
 impl SenderCounters {
@@ -227,7 +229,7 @@ impl SenderCounters {
 
 impl Default for SenderCounters {
     fn default() -> Self {
-        SenderCounters { retx_pkts: 0, timeouts: 0, fast_retx: 0, rtt_samples: 0, rtt_sum_ps: 0.0, rtt_min_ps: SimTime::MAX, rtt_max_ps: 0, rtt_m2_ps2: 0.0 }
+        SenderCounters { retx_pkts: 0, timeouts: 0, fast_retx: 0, rtt_samples: 0, rtt_sum_ps: 0.0, rtt_min_ps: SimTime::MAX, rtt_max_ps: 0, rtt_m2_ps2: 0.0, rtt_mean_ps: 0.0 }
     }
 }
 
@@ -414,7 +416,13 @@ impl TcpSender {
 
     /// Marks delivered what `ack` and the newly SACKed ranges cover and, if anything was,
     /// hands the controller a rate sample.
+    #[inline]
     fn rate_sample_on_ack(&mut self, ack: u64, now: SimTime) {
+        if self.rate.is_none() {
+            // No estimator (the controller takes no rate samples): nothing reads the pipe
+            // estimate below, so it is not computed.
+            return;
+        }
         // Linux tcp_packets_in_flight: with SACK information, RFC 6675 pipe.
         let una = ack.max(self.snd_una);
         let in_flight = if self.board.sacked_bytes() > 0 { self.board.pipe(una, self.snd_max, self.s.dupack_threshold, self.s.mss) } else { self.snd_max - una };
@@ -692,10 +700,13 @@ impl TcpSender {
 
     fn rtt_sample(&mut self, r: SimTime) {
         let c = self.counters_mut();
-        let mean_before = if c.rtt_samples > 0 { c.rtt_sum_ps / c.rtt_samples as f64 } else { 0.0 };
+        // Welford's update on the mean rtt_sum_ps / rtt_samples: the mean after the previous
+        // sample is kept, so each sample divides once (the same quotients as dividing twice).
+        let mean_before = c.rtt_mean_ps;
         c.rtt_samples += 1;
         c.rtt_sum_ps += r as f64;
-        c.rtt_m2_ps2 += (r as f64 - mean_before) * (r as f64 - c.rtt_sum_ps / c.rtt_samples as f64);
+        c.rtt_mean_ps = c.rtt_sum_ps / c.rtt_samples as f64;
+        c.rtt_m2_ps2 += (r as f64 - mean_before) * (r as f64 - c.rtt_mean_ps);
         c.rtt_min_ps = c.rtt_min_ps.min(r);
         c.rtt_max_ps = c.rtt_max_ps.max(r);
         if !self.has_rtt {
