@@ -14,7 +14,6 @@ runs them, and hands results back as pandas DataFrames and Arrow tables.
 
 from ._native import ResourceLimitError, ScenarioError, __version__
 from .api import load, run, validate
-from .optimum import maxmin
 from .results import Results
 from .scenario import (Scenario, bernoulli_loss, bulk, cbr, file, flash_crowd, gilbert_elliott_loss, on_off,
                        poisson, poisson_arrivals, size, square_wave, webtraf)
@@ -42,3 +41,13 @@ __all__ = [
     "size",
     "__version__",
 ]
+
+
+def __getattr__(name: str):
+    # The max-min calculator (dataclasses, its own parser) loads on first use, not with the
+    # package (issue 13: ``import pinchpoint`` under 0.2 s).
+    if name == "maxmin":
+        from .optimum import maxmin
+
+        return maxmin
+    raise AttributeError(f"module 'pinchpoint' has no attribute {name!r}")

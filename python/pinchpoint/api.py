@@ -55,6 +55,18 @@ def validate(scenario: ScenarioLike) -> str:
     return _native_call(_native.validate, text, origin, fmt)
 
 
+def run_key_of(sim: _native.Simulation, seed: int) -> str | None:
+    """The run key of a built simulation, hashed from its scenario in memory (the same key as
+    :func:`pinchpoint.store.run_key` of its resolved text); None when only the text path can
+    make it (then :attr:`Results.key` reads the text)."""
+    canonical = sim.canonical_scenario()
+    if canonical is None:
+        return None
+    from .store import key_of_canonical
+
+    return key_of_canonical(canonical, seed)
+
+
 def run(scenario: ScenarioLike, seed: int | None = None, *,
         progress: Callable[[float, float], None] | None = None, steps: int = 100,
         out: str | Path | None = None) -> Results:
@@ -80,7 +92,8 @@ def run(scenario: ScenarioLike, seed: int | None = None, *,
             if k >= steps:
                 break
     wall = time.perf_counter() - t0
-    res = Results(sim.results(), sim.resolved_toml, wall_s=wall)
+    raw = sim.results()
+    res = Results(raw, sim.resolved_toml, wall_s=wall, key=run_key_of(sim, int(raw["meta"]["seed"])))
     if out is not None:
         res.write(out)
     return res

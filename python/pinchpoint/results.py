@@ -7,6 +7,7 @@ imported (issue 13: ``import pinchpoint`` stays under 0.2 s).
 from __future__ import annotations
 
 import json
+from array import array
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -28,25 +29,44 @@ ID_COLUMNS = ("run", "scenario", "seed")
 
 
 def _to_arrow(cols: list[tuple[str, str, Any]]) -> pa.Table:
-    """Arrow table from the native module's (name, dtype, bytes) columns. The native side
-    counts in u64; every counter leaves here as int64 so that differences of counters
-    (``retx_pkts - sent_pkts``) are negative numbers, not 1.8e19, in pandas and DuckDB."""
-    import numpy as np
+    """Arrow table from the native module's (name, dtype, data) columns, wrapped as Arrow
+    buffers without a pass over the rows (and without ``pa.array``, which imports pandas: 0.3 s
+    of CPU that ``pinchpoint run`` does not need). The native side counts in u64; every counter
+    leaves here as int64 so that differences of counters (``retx_pkts - sent_pkts``) are
+    negative numbers, not 1.8e19, in pandas and DuckDB (a column with a value above 2**63-1
+    arrives as "u64" and is refused)."""
     import pyarrow as pa
 
-    dtypes = {"f64": np.float64, "u64": np.uint64, "i64": np.int64, "bool": np.bool_}
-    arrays = {}
+    types = {"f64": (pa.float64(), 8), "i64": (pa.int64(), 8)}
+    arrays, names = [], []
     for name, dtype, data in cols:
-        if dtype == "str":
-            arrays[name] = pa.array(data, type=pa.string())
-            continue
-        values = np.frombuffer(data, dtype=dtypes[dtype])
         if dtype == "u64":
-            if len(values) and values.max() > np.iinfo(np.int64).max:
-                raise OverflowError(f"column {name!r}: a counter above 2**63-1 cannot be exported as int64")
-            values = values.astype(np.int64)
-        arrays[name] = pa.array(values)
-    return pa.table(arrays)
+            raise OverflowError(f"column {name!r}: a counter above 2**63-1 cannot be exported as int64")
+        if dtype == "utf8":  # int32 offsets and the UTF-8 bytes
+            offsets, values = data
+            a = pa.Array.from_buffers(pa.string(), len(offsets) // 4 - 1,
+                                      [None, pa.py_buffer(offsets), pa.py_buffer(values)])
+        elif dtype == "bits":  # (rows, bitmap with the least significant bit first)
+            rows, bits = data
+            a = pa.Array.from_buffers(pa.bool_(), rows, [None, pa.py_buffer(bits)])
+        elif dtype == "str":  # more than 2 GiB of text: one Python string per row
+            a = pa.array(data, type=pa.string())
+        else:
+            typ, width = types[dtype]
+            a = pa.Array.from_buffers(typ, len(data) // width, [None, pa.py_buffer(data)])
+        arrays.append(a)
+        names.append(name)
+    return pa.Table.from_arrays(arrays, names=names)
+
+
+def _repeated_string(value: str, n: int) -> pa.Array:
+    """A string column holding ``value`` n times, made from its buffers (``pa.array`` and
+    ``pa.scalar`` import pandas)."""
+    import pyarrow as pa
+
+    data = value.encode()
+    offsets = array("i", range(0, len(data) * (n + 1), len(data))) if data else array("i", [0]) * (n + 1)
+    return pa.Array.from_buffers(pa.string(), n, [None, pa.py_buffer(offsets), pa.py_buffer(data * n)])
 
 
 def _version() -> str:
@@ -74,8 +94,11 @@ class Results:
     returns the same DataFrame, so copy it (``r.flows.copy()``) before changing it in place.
     """
 
-    def __init__(self, raw: dict[str, Any], scenario_toml: str, wall_s: float | None = None) -> None:
+    def __init__(self, raw: dict[str, Any], scenario_toml: str, wall_s: float | None = None, *,
+                 key: str | None = None) -> None:
         self.meta: dict[str, Any] = dict(raw["meta"])
+        if key is not None:
+            self._key = key
         if wall_s is not None:
             self.meta["wall_s"] = wall_s
         self.meta.setdefault("pinchpoint_version", _version())
@@ -93,9 +116,12 @@ class Results:
     def key(self) -> str:
         """The run key: hash of the canonical resolved scenario and the seed (see :func:`pinchpoint.store.run_key`)."""
         if "run" not in self.meta:
-            from .store import run_key
+            key = self.__dict__.get("_key")  # made from the scenario in memory (api.run)
+            if key is None:
+                from .store import run_key
 
-            self.meta["run"] = run_key(self.scenario_toml, int(self.meta["seed"]))
+                key = run_key(self.scenario_toml, int(self.meta["seed"]))
+            self.meta["run"] = key
         return self.meta["run"]
 
     def _frame(self, name: str) -> pd.DataFrame:
@@ -221,8 +247,8 @@ class Results:
                 if col in t.column_names:
                     t = t.drop_columns([col])
             n = t.num_rows
-            front = [pa.array([ids["run"]] * n, pa.string()), pa.array([ids["scenario"]] * n, pa.string()),
-                     pa.array([ids["seed"]] * n, pa.int64())]
+            front = [_repeated_string(ids["run"], n), _repeated_string(ids["scenario"], n),
+                     pa.Array.from_buffers(pa.int64(), n, [None, pa.py_buffer(array("q", [ids["seed"]]) * n)])]
             out[name] = pa.table(front + list(t.columns), names=list(ID_COLUMNS) + t.column_names)
         return out
 

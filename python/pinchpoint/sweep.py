@@ -175,6 +175,7 @@ def _run_point(scenario: dict[str, Any], origin: str, seed: int, keep_series: bo
     # In slices, so that the watchdog thread gets the interpreter between them.
     res = api.run(Scenario.from_dict(scenario, origin=origin), seed=seed, progress=lambda now, end: None, steps=20)
     keep = ("flows", "ports", "links", "transfers", "groups") if not keep_series else tuple(res.tables)
+    res.key  # noqa: B018 (meta["run"], hashed here from the scenario in memory, not from the text in the parent)
     return res.meta, res.scenario_toml, {name: t for name, t in res.tables.items() if name in keep}
 
 

@@ -72,31 +72,60 @@ fn paths_at<'py>(py: Python<'py>, text: &str, origin: &str, fmt: &str, t_s: f64)
 struct PySimulation {
     sim: Simulation,
     resolved_toml: String,
+    /// The scenario as built (seed override applied), for the run key's canonical form.
+    scenario: Scenario,
 }
 
+/// A table as a list of (column, dtype, data): numbers as little-endian bytes ("f64", "i64",
+/// "u64"), booleans as (rows, bitmap) ("bits", least significant bit first), strings as Arrow's layout ("utf8": a tuple of int32 offsets and the UTF-8
+/// bytes), which Python wraps without making one object per row (at 100,000 flows the ports
+/// table has 400,000 names). Counters are u64 here and int64 in Python: a counter column whose
+/// values all fit is sent as "i64" (no conversion pass on the Python side); one that does not is
+/// sent as "u64" and refused there.
 fn table_to_py<'py>(py: Python<'py>, t: &Table) -> PyResult<Bound<'py, PyList>> {
+    fn column<'py>(py: Python<'py>, name: &str, dtype: &str, data: Bound<'py, PyAny>) -> PyResult<Bound<'py, PyTuple>> {
+        PyTuple::new(py, [name.into_pyobject(py)?.into_any(), dtype.into_pyobject(py)?.into_any(), data])
+    }
     let out = PyList::empty(py);
     for (name, col) in &t.columns {
-        let item: Bound<'py, PyTuple> = match col {
+        let item = match col {
             ColumnData::F64(v) => {
                 let b: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
-                PyTuple::new(py, [name.into_pyobject(py)?.into_any(), "f64".into_pyobject(py)?.into_any(), PyBytes::new(py, &b).into_any()])?
+                column(py, name, "f64", PyBytes::new(py, &b).into_any())?
             }
             ColumnData::U64(v) => {
                 let b: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
-                PyTuple::new(py, [name.into_pyobject(py)?.into_any(), "u64".into_pyobject(py)?.into_any(), PyBytes::new(py, &b).into_any()])?
+                let dtype = if v.iter().all(|&x| x <= i64::MAX as u64) { "i64" } else { "u64" };
+                column(py, name, dtype, PyBytes::new(py, &b).into_any())?
             }
             ColumnData::I64(v) => {
                 let b: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
-                PyTuple::new(py, [name.into_pyobject(py)?.into_any(), "i64".into_pyobject(py)?.into_any(), PyBytes::new(py, &b).into_any()])?
+                column(py, name, "i64", PyBytes::new(py, &b).into_any())?
             }
             ColumnData::Bool(v) => {
-                let b: Vec<u8> = v.iter().map(|&x| x as u8).collect();
-                PyTuple::new(py, [name.into_pyobject(py)?.into_any(), "bool".into_pyobject(py)?.into_any(), PyBytes::new(py, &b).into_any()])?
+                // Arrow's layout: one bit per value, least significant bit first.
+                let mut bits = vec![0u8; v.len().div_ceil(8)];
+                for (i, &x) in v.iter().enumerate() {
+                    bits[i / 8] |= (x as u8) << (i % 8);
+                }
+                let pair = PyTuple::new(py, [v.len().into_pyobject(py)?.into_any(), PyBytes::new(py, &bits).into_any()])?;
+                column(py, name, "bits", pair.into_any())?
             }
             ColumnData::Str(v) => {
-                let l = PyList::new(py, v)?;
-                PyTuple::new(py, [name.into_pyobject(py)?.into_any(), "str".into_pyobject(py)?.into_any(), l.into_any()])?
+                let total: usize = v.iter().map(|s| s.len()).sum();
+                if total <= i32::MAX as usize {
+                    let mut offsets: Vec<u8> = Vec::with_capacity(4 * (v.len() + 1));
+                    let mut values: Vec<u8> = Vec::with_capacity(total);
+                    offsets.extend_from_slice(&0i32.to_le_bytes());
+                    for s in v {
+                        values.extend_from_slice(s.as_bytes());
+                        offsets.extend_from_slice(&(values.len() as i32).to_le_bytes());
+                    }
+                    let pair = PyTuple::new(py, [PyBytes::new(py, &offsets), PyBytes::new(py, &values)])?;
+                    column(py, name, "utf8", pair.into_any())?
+                } else {
+                    column(py, name, "str", PyList::new(py, v)?.into_any())?
+                }
             }
         };
         out.append(item)?;
@@ -116,7 +145,15 @@ impl PySimulation {
             sc.simulation.seed = s;
         }
         let sim = pinchpoint_core::build(&sc, None, origin).map_err(|e| ScenarioError::new_err(e.to_string()))?;
-        Ok(PySimulation { sim, resolved_toml: scenario::to_toml_string(&sc) })
+        Ok(PySimulation { sim, resolved_toml: scenario::to_toml_string(&sc), scenario: sc })
+    }
+
+    /// The canonical form of the resolved scenario that the run key hashes, as UTF-8 bytes
+    /// (`pinchpoint.store.key_of_canonical`), made from the scenario in memory; None when only
+    /// the text path can give it exactly (a non-finite float).
+    fn canonical_scenario<'py>(&self, py: Python<'py>) -> Option<Bound<'py, PyBytes>> {
+        let text = py.detach(|| scenario::canonical_json(&self.scenario))?;
+        Some(PyBytes::new(py, text.as_bytes()))
     }
 
     /// Runs until simulated time `t_s` (seconds), releasing the GIL.

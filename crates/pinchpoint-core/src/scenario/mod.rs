@@ -1,6 +1,8 @@
 //! Scenarios: the file format, its validation, and building a [`crate::Simulation`] from it.
 
 pub mod build;
+mod canonical;
+pub use canonical::canonical_json;
 pub mod flat;
 pub mod presets;
 pub mod schema;

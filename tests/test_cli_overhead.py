@@ -1,0 +1,68 @@
+"""What the CLI does around the event loop (issue 13, "linear build"): the run key made from the
+scenario in memory, result tables handed over as Arrow buffers."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import pinchpoint as pp
+from pinchpoint import _native
+from pinchpoint.store import canonical_scenario, key_of_canonical, run_key
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def odd():
+    """A scenario with what the canonical form must write exactly as Python's json does:
+    non-ASCII and escaped characters in names, small and large floats, a description."""
+    s = pp.Scenario("odd \"name\" é😀", duration="1s", description="dropped from the key")
+    s.host("a\\b").host("b\té").router("r")
+    s.link("a\\b", "r", rate="100Mbps", delay="1ms", loss=pp.bernoulli_loss(1e-05))
+    s.link("r", "b\té", rate="5Mbps", delay="10ms", queue={"kind": "red", "min_th_pkts": 5, "max_th_pkts": 15,
+                                                         "max_p": 0.1, "w_q": 0.002, "limit_pkts": 100})
+    s.flow("f€", "a\\b", "b\té", cc="cubic", start="0.1s")
+    return s
+
+
+def test_the_key_made_in_memory_equals_the_key_of_the_resolved_text_for_every_bundled_scenario():
+    files = sorted((ROOT / "scenarios").rglob("*.toml"))
+    assert len(files) > 10
+    for f in files:
+        sim = _native.Simulation(f.read_text(), str(f), "toml")
+        assert sim.canonical_scenario().decode() == canonical_scenario(sim.resolved_toml), f
+
+
+def test_the_key_made_in_memory_equals_the_text_key_for_escapes_non_ascii_and_odd_floats():
+    sim = pp.load(odd(), seed=7)
+    canonical = sim.canonical_scenario()
+    assert canonical.decode() == canonical_scenario(sim.resolved_toml)
+    assert b"dropped from the key" not in canonical and b"\\u00e9" in canonical and b"1e-05" in canonical
+    assert key_of_canonical(canonical, 7) == run_key(sim.resolved_toml, 7)
+
+
+def test_a_run_carries_the_key_of_its_resolved_text_and_writes_it(tmp_path):
+    r = pp.run(odd(), seed=3)
+    assert r.key == run_key(r.scenario_toml, 3)
+    out = r.write(tmp_path / "res")
+    assert json.loads((out / "meta.json").read_text())["run"] == r.key
+    assert pp.Results.read(out).key == r.key
+
+
+def test_string_columns_arrive_as_arrow_strings_with_every_name():
+    r = pp.run(odd())
+    assert str(r.tables["flows"].schema.field("flow").type) == "string"
+    assert list(r.flows["flow"]) == ["f€"]
+    assert sorted(r.ports["port"]) == sorted(["a\\b->r", "r->a\\b", "r->b\té", "b\té->r"])
+    assert str(r.flows["sent_pkts"].dtype) == "int64"
+
+
+@pytest.mark.parametrize("module", ["pinchpoint", "pinchpoint.api"])
+def test_importing_the_package_loads_no_plotting_table_or_cli_library(module):
+    code = (f"import sys, {module}\n"
+            "print(sorted(m for m in ('pandas', 'pyarrow', 'numpy', 'matplotlib', 'duckdb', 'dask', 'rich', "
+            "'typer') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
