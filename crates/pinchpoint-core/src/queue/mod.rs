@@ -3,7 +3,9 @@
 //! A discipline only decides. The port that wraps it (`net::port::Port`) owns the bookkeeping:
 //! arrivals, departures, drops and marks by reason, occupancy statistics and the conservation
 //! check. Adding a discipline means: its file here, one line in [`registry!`] below, its tests and
-//! its page under `docs/algorithms/`.
+//! its page under `docs/algorithms/`. A discipline larger than drop-tail's 64 bytes is written
+//! `Boxed<file::Type>` in its registry line and builds through `impl QueueNew` in its own file
+//! (so every port's [`AnyQueue`] stays drop-tail's size).
 
 use crate::net::packet::Packet;
 use crate::registry::{check_f64, check_f64_above, check_int, FieldError};
