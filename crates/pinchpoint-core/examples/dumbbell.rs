@@ -1,5 +1,6 @@
 //! Runs the benchmark dumbbell and prints packet-hops per second.
-//! `cargo run --release --example dumbbell -- N SECONDS` (also the callgrind target).
+//! `cargo run --release --example dumbbell -- N SECONDS [JITTER_MS]` (also the callgrind and
+//! cachegrind target); `JITTER_MS` gives every flow that start jitter (default none).
 use pinchpoint_core::scenario::presets::dumbbell;
 use std::time::Instant;
 
@@ -7,7 +8,13 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     let n: usize = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(10);
     let secs: f64 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(30.0);
-    let sc = dumbbell(n, secs);
+    let jitter_ms: f64 = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(0.0);
+    let mut sc = dumbbell(n, secs);
+    if jitter_ms > 0.0 {
+        for f in &mut sc.flows {
+            f.start_jitter = Some(pinchpoint_core::scenario::units::Duration(pinchpoint_core::sim::secs_to_ps(jitter_ms / 1e3)));
+        }
+    }
     let mut sim = pinchpoint_core::build(&sc, None, "dumbbell").expect("preset builds");
     let t0 = Instant::now();
     sim.run();

@@ -188,6 +188,7 @@ impl Flow {
         if !self.started {
             self.started = true;
             self.stats.started_at = Some(now);
+            self.transport.open(&self.name, self.workload.total_bytes().unwrap_or(u64::MAX));
             self.workload.start(now);
             return TimerAction::Start;
         }

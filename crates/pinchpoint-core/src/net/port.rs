@@ -46,8 +46,8 @@ pub struct Port {
     pub delay_ps: SimTime,
     /// The queue discipline.
     pub queue: AnyQueue,
-    /// Hooks, in scenario order.
-    pub hooks: Vec<AnyHook>,
+    /// Hooks, in scenario order (a boxed slice: most ports have none, and it never grows).
+    pub hooks: Box<[AnyHook]>,
     /// When the transmitter finishes the packet it is sending (in the past when idle).
     pub busy_until: SimTime,
     /// A `TxDone` event is in the heap. The port schedules one only when packets wait behind
@@ -111,7 +111,7 @@ impl Port {
             ps_per_byte: crate::sim::time::exact_ps_per_byte(rate_bps),
             delay_ps,
             queue,
-            hooks,
+            hooks: hooks.into_boxed_slice(),
             busy_until: 0,
             txdone_pending: false,
             wire: Wire::default(),

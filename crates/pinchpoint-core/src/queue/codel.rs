@@ -9,7 +9,7 @@
 //! The state machine ([`CodelState`]) and the time-stamped FIFO ([`TimedFifo`]) are public so that
 //! FQ-CoDel (RFC 8290) runs one per flow queue.
 
-use super::{BufferLimit, DropReason, PortInfo, QueueAction, QueueDiscipline, Verdict};
+use super::{BufferLimit, DropReason, PortInfo, QueueAction, QueueDiscipline, QueueNew, Verdict};
 use crate::net::packet::{Ecn, Packet};
 use crate::scenario::units::{Bytes, Duration};
 use crate::sim::{SimRng, SimTime, PS_PER_MS};
@@ -255,9 +255,10 @@ pub struct Codel {
     actions: VecDeque<QueueAction>,
 }
 
-impl Codel {
+impl QueueNew for Codel {
+    type Config = CodelConfig;
     /// Builds a CoDel queue (the configuration must have passed [`CodelConfig::validate`]).
-    pub fn new(cfg: &CodelConfig, _port: PortInfo) -> Self {
+    fn new(cfg: &CodelConfig, _port: PortInfo) -> Self {
         let mut limit = cfg.limit;
         if limit.limit_pkts.is_none() && limit.limit_bytes.is_none() {
             limit.limit_pkts = Some(DEFAULT_LIMIT_PKTS);
@@ -270,6 +271,9 @@ impl Codel {
             actions: VecDeque::new(),
         }
     }
+}
+
+impl Codel {
     /// The control state (for inspection and tests).
     pub fn state(&self) -> &CodelState {
         &self.state

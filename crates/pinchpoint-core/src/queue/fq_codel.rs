@@ -15,7 +15,7 @@
 //! `hash_seed` so runs repeat exactly. Distinct flows can collide, as in Linux.
 
 use super::codel::{check_codel_params, check_limit, default_interval, default_mtu, default_target, CodelParams, CodelState, TimedFifo};
-use super::{Backlog, BufferLimit, DropReason, PortInfo, QueueAction, QueueDiscipline, Verdict};
+use super::{Backlog, BufferLimit, DropReason, PortInfo, QueueAction, QueueDiscipline, QueueNew, Verdict};
 use crate::net::packet::Packet;
 use crate::scenario::units::Duration;
 use crate::sim::{SimRng, SimTime};
@@ -135,9 +135,10 @@ pub struct FqCodel {
     actions: VecDeque<QueueAction>,
 }
 
-impl FqCodel {
+impl QueueNew for FqCodel {
+    type Config = FqCodelConfig;
     /// Builds an FQ-CoDel queue (the configuration must have passed [`FqCodelConfig::validate`]).
-    pub fn new(cfg: &FqCodelConfig, _port: PortInfo) -> Self {
+    fn new(cfg: &FqCodelConfig, _port: PortInfo) -> Self {
         let mut limit = cfg.limit;
         if limit.limit_pkts.is_none() && limit.limit_bytes.is_none() {
             limit.limit_pkts = Some(DEFAULT_LIMIT_PKTS);
@@ -155,7 +156,9 @@ impl FqCodel {
             actions: VecDeque::new(),
         }
     }
+}
 
+impl FqCodel {
     fn index(&self, flow: u32) -> u32 {
         flow_index(flow, self.hash_seed, self.queues.len() as u32)
     }

@@ -50,7 +50,7 @@
 use super::aqm::{exceeds, AqmConfig, AqmCore, P0Config};
 use super::rda_vp::variable_probability;
 use super::sda::{default_window, FlowWindows};
-use super::{DropReason, PortInfo, QueueDiscipline, Verdict};
+use super::{DropReason, PortInfo, QueueDiscipline, QueueNew, Verdict};
 use crate::net::packet::Packet;
 use crate::sim::units::Duration;
 use crate::sim::{rng, SimRng, SimTime};
@@ -196,9 +196,10 @@ pub struct Isda {
 /// More empty windows than this in a row reset the averages to zero outright.
 const MAX_CATCH_UP: u64 = 256;
 
-impl Isda {
+impl QueueNew for Isda {
+    type Config = IsdaConfig;
     /// Builds an ISDA queue from its configuration.
-    pub fn new(cfg: &IsdaConfig, port: PortInfo) -> Self {
+    fn new(cfg: &IsdaConfig, port: PortInfo) -> Self {
         Isda {
             core: AqmCore::new(&cfg.aqm, port),
             p0: cfg.p0.p0(port, cfg.aqm.mean_pkt_bytes),
@@ -215,7 +216,9 @@ impl Isda {
             avg_max: 0.0,
         }
     }
+}
 
+impl Isda {
     /// RED-PD: whether the port counts as congested in the current window.
     pub fn congested(&self) -> bool {
         self.congested

@@ -3,7 +3,9 @@
 //! A discipline only decides. The port that wraps it (`net::port::Port`) owns the bookkeeping:
 //! arrivals, departures, drops and marks by reason, occupancy statistics and the conservation
 //! check. Adding a discipline means: its file here, one line in [`registry!`] below, its tests and
-//! its page under `docs/algorithms/`.
+//! its page under `docs/algorithms/`. A discipline larger than drop-tail's 64 bytes is written
+//! `Boxed<file::Type>` in its registry line and builds through `impl QueueNew` in its own file
+//! (so every port's [`AnyQueue`] stays drop-tail's size).
 
 use crate::net::packet::Packet;
 use crate::registry::{check_f64, check_f64_above, check_int, FieldError};
@@ -297,6 +299,63 @@ macro_rules! queue_dispatch {
     };
 }
 
+/// A discipline built from its config: what [`Boxed`] calls. A boxed discipline implements it in
+/// its own file (in place of an inherent `new`), so its registry line is all the registry needs.
+pub trait QueueNew {
+    /// The discipline's config.
+    type Config;
+    /// Builds the discipline (the config has passed `validate`).
+    fn new(cfg: &Self::Config, port: PortInfo) -> Self;
+}
+
+/// A discipline kept on the heap. Every port holds an [`AnyQueue`], which is as large as its
+/// largest variant: the active queue managers (up to 296 bytes) are boxed so that the enum
+/// stays drop-tail's size (issue 13: an idle host's port holds a drop-tail queue). Drop-tail,
+/// the common case, and strict priority (no larger) stay inline; the boxed ones pay one pointer
+/// step per call on top of their per-packet work.
+#[derive(Debug)]
+pub struct Boxed<T>(pub Box<T>);
+
+impl<T: QueueNew> Boxed<T> {
+    /// Builds the discipline on the heap.
+    pub fn new(cfg: &T::Config, port: PortInfo) -> Self {
+        Boxed(Box::new(T::new(cfg, port)))
+    }
+}
+
+impl<T> std::ops::Deref for Boxed<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
+impl<T: QueueDiscipline> QueueDiscipline for Boxed<T> {
+    #[inline]
+    fn enqueue(&mut self, id: u32, pkt: &mut Packet, now: SimTime, rng: &mut SimRng) -> Verdict {
+        self.0.enqueue(id, pkt, now, rng)
+    }
+    #[inline]
+    fn dequeue(&mut self, now: SimTime) -> Option<u32> {
+        self.0.dequeue(now)
+    }
+    #[inline]
+    fn len_pkts(&self) -> u32 {
+        self.0.len_pkts()
+    }
+    #[inline]
+    fn len_bytes(&self) -> u64 {
+        self.0.len_bytes()
+    }
+    #[inline]
+    fn take_action(&mut self) -> Option<QueueAction> {
+        self.0.take_action()
+    }
+    fn may_act(&self) -> bool {
+        self.0.may_act()
+    }
+}
+
 crate::algorithm_registry! {
     /// Configuration of a port's queue discipline, as written in a scenario (`kind = "..."`).
     config QueueConfig;
@@ -309,15 +368,15 @@ crate::algorithm_registry! {
 
     "droptail" => DropTail(droptail::DropTail, droptail::DropTailConfig),
     "priority" => Priority(priority::StrictPriority, priority::StrictPriorityConfig),
-    "rda" => Rda(rda::Rda, rda::RdaConfig),
-    "rda_fp" => RdaFp(rda_fp::RdaFp, rda_fp::RdaFpConfig),
-    "rda_vp" => RdaVp(rda_vp::RdaVp, rda_vp::RdaVpConfig),
-    "sda" => Sda(sda::Sda, sda::SdaConfig),
-    "isda" => Isda(isda::Isda, isda::IsdaConfig),
-    "red" => Red(red::Red, red::RedConfig),
-    "codel" => Codel(codel::Codel, codel::CodelConfig),
-    "fq_codel" => FqCodel(fq_codel::FqCodel, fq_codel::FqCodelConfig),
-    "pie" => Pie(pie::Pie, pie::PieConfig),
+    "rda" => Rda(Boxed<rda::Rda>, rda::RdaConfig),
+    "rda_fp" => RdaFp(Boxed<rda_fp::RdaFp>, rda_fp::RdaFpConfig),
+    "rda_vp" => RdaVp(Boxed<rda_vp::RdaVp>, rda_vp::RdaVpConfig),
+    "sda" => Sda(Boxed<sda::Sda>, sda::SdaConfig),
+    "isda" => Isda(Boxed<isda::Isda>, isda::IsdaConfig),
+    "red" => Red(Boxed<red::Red>, red::RedConfig),
+    "codel" => Codel(Boxed<codel::Codel>, codel::CodelConfig),
+    "fq_codel" => FqCodel(Boxed<fq_codel::FqCodel>, fq_codel::FqCodelConfig),
+    "pie" => Pie(Boxed<pie::Pie>, pie::PieConfig),
 }
 
 impl Default for QueueConfig {

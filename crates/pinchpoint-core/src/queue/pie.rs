@@ -18,7 +18,7 @@
 //! does not change, so this gives exactly what a timer would.
 
 use super::codel::{check_limit, TimedFifo};
-use super::{BufferLimit, DropReason, PortInfo, QueueDiscipline, Verdict};
+use super::{BufferLimit, DropReason, PortInfo, QueueDiscipline, QueueNew, Verdict};
 use crate::net::packet::{Ecn, Packet};
 use crate::scenario::units::Duration;
 use crate::sim::{rng, SimRng, SimTime, PS_PER_MS, PS_PER_S};
@@ -173,9 +173,10 @@ pub struct Pie {
     next_update: SimTime,
 }
 
-impl Pie {
+impl QueueNew for Pie {
+    type Config = PieConfig;
     /// Builds a PIE queue (the configuration must have passed [`PieConfig::validate`]).
-    pub fn new(cfg: &PieConfig, _port: PortInfo) -> Self {
+    fn new(cfg: &PieConfig, _port: PortInfo) -> Self {
         let mut limit = cfg.limit;
         if limit.limit_pkts.is_none() && limit.limit_bytes.is_none() {
             limit.limit_pkts = Some(DEFAULT_LIMIT_PKTS);
@@ -197,6 +198,9 @@ impl Pie {
             next_update: cfg.t_update.0.max(1),
         }
     }
+}
+
+impl Pie {
     /// The controller state (for inspection and tests).
     pub fn state(&self) -> &PieState {
         &self.state

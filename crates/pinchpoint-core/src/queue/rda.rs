@@ -15,7 +15,7 @@
 //! `docs/algorithms/rda.md`.
 
 use super::aqm::{default_mean_pkt, default_min_que, default_weight, exceeds, limit_or_default, QueueAverage};
-use super::{BufferLimit, DropReason, Fifo, PortInfo, QueueDiscipline, Verdict};
+use super::{BufferLimit, DropReason, Fifo, PortInfo, QueueDiscipline, QueueNew, Verdict};
 use crate::net::packet::Packet;
 use crate::sim::{SimRng, SimTime};
 use serde::{Deserialize, Serialize};
@@ -94,9 +94,10 @@ pub struct Rda {
     limit: BufferLimit,
 }
 
-impl Rda {
+impl QueueNew for Rda {
+    type Config = RdaConfig;
     /// Builds an RDA queue from its configuration.
-    pub fn new(cfg: &RdaConfig, port: PortInfo) -> Self {
+    fn new(cfg: &RdaConfig, port: PortInfo) -> Self {
         Rda {
             fifo: Fifo::default(),
             avg: QueueAverage::new(cfg.weight, port.rate_bps, cfg.mean_pkt_bytes),
@@ -105,6 +106,9 @@ impl Rda {
             limit: limit_or_default(cfg.limit),
         }
     }
+}
+
+impl Rda {
     /// Current QueAvg, packets.
     pub fn avg(&self) -> f64 {
         self.avg.avg

@@ -20,7 +20,7 @@
 //! RDA/VP and ISDA.
 
 use super::aqm::{AqmConfig, AqmCore};
-use super::{PortInfo, QueueDiscipline, Verdict};
+use super::{PortInfo, QueueDiscipline, QueueNew, Verdict};
 use crate::net::packet::Packet;
 use crate::sim::{SimRng, SimTime};
 use serde::{Deserialize, Serialize};
@@ -59,14 +59,18 @@ pub struct RdaFp {
     pa: f64,
 }
 
-impl RdaFp {
+impl QueueNew for RdaFp {
+    type Config = RdaFpConfig;
     /// Builds an RDA/FP queue from its configuration.
-    pub fn new(cfg: &RdaFpConfig, port: PortInfo) -> Self {
+    fn new(cfg: &RdaFpConfig, port: PortInfo) -> Self {
         RdaFp {
             core: AqmCore::new(&cfg.aqm, port),
             pa: cfg.pa,
         }
     }
+}
+
+impl RdaFp {
     /// Current QueAvg, packets.
     pub fn avg(&self) -> f64 {
         self.core.avg.avg

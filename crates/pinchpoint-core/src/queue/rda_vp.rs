@@ -19,7 +19,7 @@
 //! configured).
 
 use super::aqm::{AqmConfig, AqmCore, P0Config};
-use super::{PortInfo, QueueDiscipline, Verdict};
+use super::{PortInfo, QueueDiscipline, QueueNew, Verdict};
 use crate::net::packet::Packet;
 use crate::sim::{SimRng, SimTime};
 use serde::{Deserialize, Serialize};
@@ -63,14 +63,18 @@ pub struct RdaVp {
     p0: f64,
 }
 
-impl RdaVp {
+impl QueueNew for RdaVp {
+    type Config = RdaVpConfig;
     /// Builds an RDA/VP queue from its configuration.
-    pub fn new(cfg: &RdaVpConfig, port: PortInfo) -> Self {
+    fn new(cfg: &RdaVpConfig, port: PortInfo) -> Self {
         RdaVp {
             core: AqmCore::new(&cfg.aqm, port),
             p0: cfg.p0(port),
         }
     }
+}
+
+impl RdaVp {
     /// The P0 in use.
     pub fn p0(&self) -> f64 {
         self.p0

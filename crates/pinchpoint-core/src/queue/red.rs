@@ -20,7 +20,7 @@
 //! ```
 
 use super::aqm::limit_or_default;
-use super::{BufferLimit, DropReason, PortInfo, QueueDiscipline, Verdict};
+use super::{BufferLimit, DropReason, PortInfo, QueueDiscipline, QueueNew, Verdict};
 use crate::net::packet::{Ecn, Packet};
 use crate::scenario::units::Bytes;
 use crate::sim::{rng, SimRng, SimTime, PS_PER_S};
@@ -284,9 +284,10 @@ pub struct Red {
     last_p_a: f64,
 }
 
-impl Red {
+impl QueueNew for Red {
+    type Config = RedConfig;
     /// Builds a RED queue (the configuration must have passed [`RedConfig::validate`]).
-    pub fn new(cfg: &RedConfig, port: PortInfo) -> Self {
+    fn new(cfg: &RedConfig, port: PortInfo) -> Self {
         Red {
             items: VecDeque::new(),
             bytes: 0,
@@ -311,6 +312,9 @@ impl Red {
             last_p_a: 0.0,
         }
     }
+}
+
+impl Red {
     /// The average queue (packets, or bytes when the thresholds are in bytes).
     pub fn avg(&self) -> f64 {
         self.avg

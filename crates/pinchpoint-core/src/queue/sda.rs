@@ -20,7 +20,7 @@
 //! vectors indexed by the dense flow index.
 
 use super::aqm::{exceeds, AqmConfig, AqmCore};
-use super::{DropReason, PortInfo, QueueDiscipline, Verdict};
+use super::{DropReason, PortInfo, QueueDiscipline, QueueNew, Verdict};
 use crate::net::packet::Packet;
 use crate::sim::units::Duration;
 use crate::sim::{SimRng, SimTime, PS_PER_S};
@@ -138,9 +138,10 @@ pub struct Sda {
     rate_bps: f64,
 }
 
-impl Sda {
+impl QueueNew for Sda {
+    type Config = SdaConfig;
     /// Builds an SDA queue from its configuration.
-    pub fn new(cfg: &SdaConfig, port: PortInfo) -> Self {
+    fn new(cfg: &SdaConfig, port: PortInfo) -> Self {
         Sda {
             core: AqmCore::new(&cfg.aqm, port),
             win: FlowWindows::new(cfg.window.0),
@@ -149,6 +150,9 @@ impl Sda {
             rate_bps: port.rate_bps as f64,
         }
     }
+}
+
+impl Sda {
     /// True if flow `f` is currently classed high-bandwidth.
     pub fn is_high(&self, f: u32) -> bool {
         self.high.get(f as usize).copied().unwrap_or(false)

@@ -16,11 +16,13 @@ use crate::transport::tcp::cc::{AnyCc, CcConfig, CcInit};
 use crate::transport::tcp::receiver::{ReceiverSettings, TcpReceiver};
 use crate::transport::tcp::sender::{SenderSettings, TcpSender};
 use crate::transport::tcp::handshake::{Handshake, HandshakeSettings, DEFAULT_SYN_RETRIES};
+use crate::transport::tcp::recipe::{PendingTcp, TcpRecipe};
 use crate::transport::tcp::TcpConnection;
 use crate::traffic::Workload;
 use crate::transport::udp::UdpFlow;
 use crate::transport::{AnyTransport, TIMER_APP};
 use std::collections::HashMap;
+use std::sync::Arc;
 
 /// Builds the simulation `sc` describes, with `seed` overriding the scenario's seed if given.
 /// `origin` names the scenario in errors.
@@ -42,7 +44,8 @@ pub fn build(sc: &Scenario, seed: Option<u64>, origin: &str) -> Result<Simulatio
             (b, a, l.rate_ba.unwrap_or(l.rate), l.queue_ba.as_ref().or(l.queue.as_ref()).unwrap_or(&default_queue), &l.hooks_ba),
         ] {
             let rate_bps = rate.bps().max(1);
-            let name = format!("{}->{}", nodes[from as usize].name, nodes[to as usize].name);
+            let mut name = format!("{}->{}", nodes[from as usize].name, nodes[to as usize].name);
+            name.shrink_to_fit(); // held for the whole run: no spare capacity
             let info = PortInfo { rate_bps, delay_ps: l.delay.0 };
             let id = ports.len() as u32;
             let hooks = l.hooks.iter().chain(extra_hooks.iter()).map(|h| {
@@ -60,6 +63,11 @@ pub fn build(sc: &Scenario, seed: Option<u64>, origin: &str) -> Result<Simulatio
             }
             ports.push(port);
         }
+    }
+
+    // Each node's port list is complete: drop the spare capacity of its growth.
+    for n in &mut nodes {
+        n.ports.shrink_to_fit();
     }
 
     // Explicit route rules, by port.
@@ -81,6 +89,7 @@ pub fn build(sc: &Scenario, seed: Option<u64>, origin: &str) -> Result<Simulatio
 
     let mut flows = Vec::with_capacity(sc.flows.len());
     let mut finite = 0usize;
+    let mut recipes = Recipes::default();
     for (i, f) in sc.flows.iter().enumerate() {
         let s = index[f.src.as_str()];
         let d = index[f.dst.as_str()];
@@ -108,7 +117,12 @@ pub fn build(sc: &Scenario, seed: Option<u64>, origin: &str) -> Result<Simulatio
             Some(j) if j.0 > 0 => f.start.0 + (rng::uniform(&mut flow_rng) * j.0 as f64) as SimTime,
             _ => f.start.0,
         };
-        let transport = build_transport(f, seed);
+        let workload = f.workload.build();
+        let transport = match f.settings.transport {
+            // Built when the flow starts, from a recipe shared by flows with equal settings.
+            TransportKind::Tcp => AnyTransport::TcpPending(PendingTcp { recipe: recipes.get(&f.settings, seed), finite: workload.total_bytes().is_some() }),
+            _ => build_transport(f, seed),
+        };
         if transport_is_finite(&transport) {
             finite += 1;
         }
@@ -121,7 +135,7 @@ pub fn build(sc: &Scenario, seed: Option<u64>, origin: &str) -> Result<Simulatio
             rev_route,
             start,
             transport,
-            workload: f.workload.build(),
+            workload,
             timers: FlowTimers::default(),
             rng: flow_rng,
             stats: FlowStats::default(),
@@ -140,7 +154,9 @@ pub fn build(sc: &Scenario, seed: Option<u64>, origin: &str) -> Result<Simulatio
     finite += first_arrivals.len();
     let build_route_steps = router.route_steps();
     drop(router);
-    let mut queue = EventQueue::with_capacity(ports.len() * 2 + flows.len() * 2 + 16);
+    // Room for the events pushed here (a start per flow, route changes, first arrivals); the
+    // heaps grow by doubling as the run needs more, so an idle flow's share stays one entry.
+    let mut queue = EventQueue::with_capacity(flows.len() + change_times.len() + first_arrivals.len() + 16);
     for (i, f) in flows.iter_mut().enumerate() {
         f.timers.deadline[TIMER_APP as usize] = f.start;
         f.timers.pending[TIMER_APP as usize] = f.start;
@@ -190,6 +206,28 @@ pub fn build(sc: &Scenario, seed: Option<u64>, origin: &str) -> Result<Simulatio
     })
 }
 
+/// The TCP recipes of a build, one per distinct set of flow settings.
+#[derive(Default)]
+struct Recipes {
+    /// The recipe used last: consecutive flows mostly share their settings.
+    last: Option<Arc<TcpRecipe>>,
+    /// Every recipe, by its settings written out in full (`Debug` writes every field, floats
+    /// exactly; `FlowSettings` holds floats, so it has no `Hash`).
+    by_settings: HashMap<String, Arc<TcpRecipe>>,
+}
+
+impl Recipes {
+    /// The recipe for flows with `settings`, made on first use.
+    fn get(&mut self, settings: &FlowSettings, seed: u64) -> Arc<TcpRecipe> {
+        if let Some(r) = self.last.as_ref().filter(|r| r.settings() == settings) {
+            return r.clone();
+        }
+        let r = self.by_settings.entry(format!("{settings:?}")).or_insert_with(|| Arc::new(TcpRecipe::new(settings.clone(), seed))).clone();
+        self.last = Some(r.clone());
+        r
+    }
+}
+
 fn transport_is_finite(t: &AnyTransport) -> bool {
     use crate::transport::Transport;
     t.is_finite()
@@ -206,57 +244,8 @@ pub(crate) fn build_shaper(f: &FlowConfig, max_held_pkts: usize) -> Option<Box<F
 pub(crate) fn build_transport(f: &FlowConfig, seed: u64) -> AnyTransport {
     match f.settings.transport {
         TransportKind::Tcp => {
-            let t = &f.settings.tcp;
             let total = f.workload.build().total_bytes().unwrap_or(u64::MAX);
-            let mut cc = AnyCc::build(f.settings.cc.as_ref().unwrap_or(&CcConfig::default()), CcInit { mss: t.mss, init_cwnd_pkts: t.init_cwnd_pkts });
-            crate::transport::tcp::cc::CongestionControl::set_rng(&mut cc, rng::stream(seed, &format!("cc:{}", f.name)));
-            let mut sender = TcpSender::new(
-                SenderSettings {
-                    mss: t.mss,
-                    header_bytes: t.header_bytes,
-                    dupack_threshold: t.dupack_threshold,
-                    packets_per_segment: t.packets_per_segment,
-                    min_rto_ps: t.min_rto.0,
-                    initial_rto_ps: t.initial_rto.0,
-                    max_rto_ps: t.max_rto.0,
-                    ecn: t.ecn,
-                    limited_transmit: true,
-                    priority: f.settings.priority,
-                    sack: t.sack_enabled(),
-                    recovery: t.recovery_in_use(),
-                    prr: t.prr_enabled(),
-                    pacing: t.pacing,
-                },
-                cc,
-                total,
-            );
-            let rinit = ReceiverInit { mss: t.mss, max_window_bytes: t.max_window.map(|b| b.0) };
-            let policy = AnyReceiverPolicy::build(t.receiver.as_ref().unwrap_or(&ReceiverConfig::Fixed(Default::default())), rinit);
-            // The receiver's first window reaches the sender in the handshake, before any data.
-            sender.set_initial_rwnd(policy.window_bytes());
-            let receiver = TcpReceiver::new(
-                ReceiverSettings {
-                    ack_bytes: t.ack_bytes,
-                    delayed_ack: t.delayed_ack,
-                    delack_timeout_ps: t.delayed_ack_timeout.0,
-                    ecn: t.ecn,
-                    mss: t.mss,
-                    sack: t.sack_enabled(),
-                    dctcp_echo: matches!(f.settings.cc, Some(CcConfig::Dctcp(_))),
-                },
-                policy,
-            );
-            let handshake = t.handshake.then(|| {
-                Box::new(Handshake::new(HandshakeSettings {
-                    syn_bytes: t.ack_bytes,
-                    ect_on_syn: t.ect_on_syn,
-                    initial_rto_ps: t.initial_rto.0,
-                    max_rto_ps: t.max_rto.0,
-                    syn_retries: t.syn_retries.unwrap_or(DEFAULT_SYN_RETRIES),
-                    priority: f.settings.priority,
-                }))
-            });
-            AnyTransport::Tcp(Box::new(TcpConnection { sender, receiver, handshake }))
+            AnyTransport::Tcp(Box::new(build_tcp(&f.settings, &f.name, total, seed)))
         }
         TransportKind::Tfrc => {
             AnyTransport::Tfrc(Box::new(crate::transport::tfrc::TfrcFlow::new(&f.tfrc.unwrap_or_default(), f.settings.priority)))
@@ -269,4 +258,60 @@ AnyTransport::Udp(UdpFlow::new(f.settings.priority))
             AnyTransport::Trump(Box::new(crate::transport::trump::TrumpFlow::new(&f.trump.clone().unwrap_or_default(), file.size.0, f.settings.priority)))
         }
     }
+}
+
+/// The TCP connection of flow `name` with `settings` (validated) whose workload offers
+/// `total_bytes` in all (`u64::MAX`: unbounded); its controller draws from the stream
+/// `cc:<name>` of `seed`.
+pub(crate) fn build_tcp(settings: &FlowSettings, name: &str, total_bytes: u64, seed: u64) -> TcpConnection {
+    let t = &settings.tcp;
+    let mut cc = AnyCc::build(settings.cc.as_ref().unwrap_or(&CcConfig::default()), CcInit { mss: t.mss, init_cwnd_pkts: t.init_cwnd_pkts });
+    crate::transport::tcp::cc::CongestionControl::set_rng(&mut cc, rng::stream(seed, &format!("cc:{name}")));
+    let mut sender = TcpSender::new(
+        SenderSettings {
+            mss: t.mss,
+            header_bytes: t.header_bytes,
+            dupack_threshold: t.dupack_threshold,
+            packets_per_segment: t.packets_per_segment,
+            min_rto_ps: t.min_rto.0,
+            initial_rto_ps: t.initial_rto.0,
+            max_rto_ps: t.max_rto.0,
+            ecn: t.ecn,
+            limited_transmit: true,
+            priority: settings.priority,
+            sack: t.sack_enabled(),
+            recovery: t.recovery_in_use(),
+            prr: t.prr_enabled(),
+            pacing: t.pacing,
+        },
+        cc,
+        total_bytes,
+    );
+    let rinit = ReceiverInit { mss: t.mss, max_window_bytes: t.max_window.map(|b| b.0) };
+    let policy = AnyReceiverPolicy::build(t.receiver.as_ref().unwrap_or(&ReceiverConfig::Fixed(Default::default())), rinit);
+    // The receiver's first window reaches the sender in the handshake, before any data.
+    sender.set_initial_rwnd(policy.window_bytes());
+    let receiver = TcpReceiver::new(
+        ReceiverSettings {
+            ack_bytes: t.ack_bytes,
+            delayed_ack: t.delayed_ack,
+            delack_timeout_ps: t.delayed_ack_timeout.0,
+            ecn: t.ecn,
+            mss: t.mss,
+            sack: t.sack_enabled(),
+            dctcp_echo: matches!(settings.cc, Some(CcConfig::Dctcp(_))),
+        },
+        policy,
+    );
+    let handshake = t.handshake.then(|| {
+        Box::new(Handshake::new(HandshakeSettings {
+            syn_bytes: t.ack_bytes,
+            ect_on_syn: t.ect_on_syn,
+            initial_rto_ps: t.initial_rto.0,
+            max_rto_ps: t.max_rto.0,
+            syn_retries: t.syn_retries.unwrap_or(DEFAULT_SYN_RETRIES),
+            priority: settings.priority,
+        }))
+    });
+    TcpConnection { sender, receiver, handshake }
 }

@@ -140,6 +140,9 @@ pub trait Transport {
 pub enum AnyTransport {
     /// Reliable windowed byte stream.
     Tcp(Box<tcp::TcpConnection>),
+    /// A TCP flow that has not started: its connection is built from the shared recipe at the
+    /// start ([`AnyTransport::open`]), so an idle flow holds a pointer instead of a connection.
+    TcpPending(tcp::recipe::PendingTcp),
     /// Unresponsive datagrams.
     Udp(udp::UdpFlow),
     /// Rate-based reliable transport over RBCC (Toomey).
@@ -147,6 +150,22 @@ pub enum AnyTransport {
     /// Equation-based rate control (RFC 5348).
     Tfrc(Box<tfrc::TfrcFlow>),
 }
+
+impl AnyTransport {
+    /// Builds a pending TCP connection for flow `flow_name` (whose workload offers
+    /// `total_bytes`, `u64::MAX`: unbounded); any other transport is already built. Called when
+    /// the flow starts, before `on_start`.
+    #[cold]
+    pub fn open(&mut self, flow_name: &str, total_bytes: u64) {
+        if let AnyTransport::TcpPending(p) = self {
+            *self = AnyTransport::Tcp(Box::new(p.recipe.build(flow_name, total_bytes)));
+        }
+    }
+}
+
+/// A pending connection is opened before its flow's first call; a call before that is a bug in
+/// the engine, not a user error.
+const NOT_OPENED: &str = "a TCP connection is opened (AnyTransport::open) when its flow starts, before any call";
 
 impl Transport for AnyTransport {
     #[inline]
@@ -156,6 +175,7 @@ impl Transport for AnyTransport {
             AnyTransport::Udp(u) => u.on_start(ctx),
             AnyTransport::Trump(t) => t.on_start(ctx),
             AnyTransport::Tfrc(t) => t.on_start(ctx),
+            AnyTransport::TcpPending(_) => unreachable!("{NOT_OPENED}"),
         }
     }
     #[inline]
@@ -165,6 +185,7 @@ impl Transport for AnyTransport {
             AnyTransport::Udp(u) => u.on_packet(pkt, ctx),
             AnyTransport::Trump(t) => t.on_packet(pkt, ctx),
             AnyTransport::Tfrc(t) => t.on_packet(pkt, ctx),
+            AnyTransport::TcpPending(_) => unreachable!("{NOT_OPENED}"),
         }
     }
     #[inline]
@@ -174,6 +195,7 @@ impl Transport for AnyTransport {
             AnyTransport::Udp(u) => u.on_timer(slot, ctx),
             AnyTransport::Trump(t) => t.on_timer(slot, ctx),
             AnyTransport::Tfrc(t) => t.on_timer(slot, ctx),
+            AnyTransport::TcpPending(_) => unreachable!("{NOT_OPENED}"),
         }
     }
     fn is_complete(&self) -> bool {
@@ -182,6 +204,7 @@ impl Transport for AnyTransport {
             AnyTransport::Udp(u) => u.is_complete(),
             AnyTransport::Trump(t) => t.is_complete(),
             AnyTransport::Tfrc(t) => t.is_complete(),
+            AnyTransport::TcpPending(_) => false,
         }
     }
     fn is_finite(&self) -> bool {
@@ -190,6 +213,7 @@ impl Transport for AnyTransport {
             AnyTransport::Udp(u) => u.is_finite(),
             AnyTransport::Trump(t) => t.is_finite(),
             AnyTransport::Tfrc(t) => t.is_finite(),
+            AnyTransport::TcpPending(p) => p.finite,
         }
     }
     fn report(&self) -> TransportReport {
@@ -198,6 +222,7 @@ impl Transport for AnyTransport {
             AnyTransport::Udp(u) => u.report(),
             AnyTransport::Trump(t) => t.report(),
             AnyTransport::Tfrc(t) => t.report(),
+            AnyTransport::TcpPending(p) => p.report(),
         }
     }
 }

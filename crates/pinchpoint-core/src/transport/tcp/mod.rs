@@ -11,6 +11,7 @@
 pub mod cc;
 pub mod handshake;
 pub mod receiver;
+pub mod recipe;
 pub mod sack;
 pub mod sender;
 
