@@ -37,6 +37,48 @@ QUEUES = ["droptail", "priority", "rda", "rda_fp", "rda_vp", "sda", "isda", "red
 
 
 @st.composite
+def link_queue(draw) -> tuple[list[str], int]:
+    """One link's rate, delay and queue (endpoints added by the caller), and its packet limit."""
+    limit = draw(st.integers(2, 200))
+    return [f'rate = "{draw(st.integers(100, 100_000))}kbps"', f'delay = "{draw(st.integers(0, 20_000))}us"',
+            f'queue = {{ kind = "{draw(st.sampled_from(QUEUES))}", limit_pkts = {limit} }}'], limit
+
+
+@st.composite
+def flow(draw) -> list[str]:
+    """One flow's lines after its name: endpoints, start, transport and workload, maybe a shaper.
+    Every value is drawn whether or not this flow uses it, so a flow is always the same number
+    of choices (see docs/fuzzing.md, "Hypothesis's invalid cases")."""
+    reverse = draw(st.integers(0, 3)) == 0
+    start = draw(st.integers(0, 300))
+    transport = draw(st.sampled_from(["tcp", "tcp", "udp", "tfrc"]))
+    cc, bulk, size_kb = draw(st.sampled_from(CCS)), draw(st.booleans()), draw(st.integers(1, 400))
+    mss, sack = draw(st.integers(100, 1500)), draw(st.booleans())
+    default_window, rcv_buf = draw(st.integers(0, 3)) == 0, draw(st.integers(*RCV_BUF_BYTES))
+    udp_kind, udp_rate_kbps, udp_size = draw(st.sampled_from(["cbr", "poisson"])), draw(st.integers(10, 20_000)), draw(st.integers(40, 1500))
+    shaped, shaper_kbps, bucket = draw(st.integers(0, 9)) < 3, draw(st.integers(50, 20_000)), draw(st.integers(1500, 20_000))
+    src, dst = ("b", "a") if reverse else ("a", "b")
+    lines = [f'src = "{src}"', f'dst = "{dst}"', f'start = "{start}ms"']
+    if transport == "tcp":
+        workload = '{ kind = "bulk" }' if bulk else f'{{ kind = "file", size = "{size_kb}KB" }}'
+        buf = ""
+        if cc == "none":
+            if default_window:
+                mss = max(mss, MIN_MSS_UNLIMITED_NONE)
+            else:
+                buf = f', max_window = "{rcv_buf}B"'
+        lines += ['transport = "tcp"', f'cc = "{cc}"', f"workload = {workload}",
+                  f'tcp = {{ mss = {mss}, sack = {str(sack).lower()}, ecn = {str(cc == "dctcp").lower()}{buf} }}']
+    elif transport == "udp":
+        lines += ['transport = "udp"', f'workload = {{ kind = "{udp_kind}", rate = "{udp_rate_kbps}kbps", packet_size = "{udp_size}B" }}']
+    else:
+        lines += ['transport = "tfrc"', 'workload = { kind = "bulk" }']
+    if shaped:
+        lines.append(f'shaper = {{ rate = "{shaper_kbps}kbps", bucket = "{bucket}B" }}')
+    return lines
+
+
+@st.composite
 def scenarios(draw) -> tuple[str, list[int]]:
     routers = draw(st.integers(1, 3))
     names = ["a"] + [f"r{i}" for i in range(1, routers + 1)] + ["b"]
@@ -45,36 +87,11 @@ def scenarios(draw) -> tuple[str, list[int]]:
     for n in names:
         lines += ["[[nodes]]", f'name = "{n}"', f'kind = "{"router" if n.startswith("r") else "host"}"']
     limits = []
-    for i in range(routers + 1):
-        limit = draw(st.integers(2, 200))
+    for i, (link, limit) in enumerate(draw(link_queue()) for _ in range(routers + 1)):
         limits.append(limit)
-        lines += ["[[links]]", f'a = "{names[i]}"', f'b = "{names[i + 1]}"',
-                  f'rate = "{draw(st.integers(100, 100_000))}kbps"', f'delay = "{draw(st.integers(0, 20_000))}us"',
-                  f'queue = {{ kind = "{draw(st.sampled_from(QUEUES))}", limit_pkts = {limit} }}']
-    for i in range(draw(st.integers(1, 6))):
-        src, dst = ("b", "a") if draw(st.booleans()) and draw(st.booleans()) else ("a", "b")
-        lines += ["[[flows]]", f'name = "f{i}"', f'src = "{src}"', f'dst = "{dst}"', f'start = "{draw(st.integers(0, 300))}ms"']
-        transport = draw(st.sampled_from(["tcp", "tcp", "udp", "tfrc"]))
-        if transport == "tcp":
-            cc = draw(st.sampled_from(CCS))
-            size = draw(st.one_of(st.none(), st.integers(1, 400)))
-            workload = '{ kind = "bulk" }' if size is None else f'{{ kind = "file", size = "{size}KB" }}'
-            mss, buf = draw(st.integers(100, 1500)), ""
-            if cc == "none":
-                if draw(st.integers(0, 3)) > 0:
-                    buf = f', max_window = "{draw(st.integers(*RCV_BUF_BYTES))}B"'
-                else:
-                    mss = max(mss, MIN_MSS_UNLIMITED_NONE)
-            lines += ['transport = "tcp"', f'cc = "{cc}"', f"workload = {workload}",
-                      f'tcp = {{ mss = {mss}, sack = {str(draw(st.booleans())).lower()}, ecn = {str(cc == "dctcp").lower()}{buf} }}']
-        elif transport == "udp":
-            kind = draw(st.sampled_from(["cbr", "poisson"]))
-            lines += ['transport = "udp"', f'workload = {{ kind = "{kind}", rate = "{draw(st.integers(10, 20_000))}kbps", '
-                      f'packet_size = "{draw(st.integers(40, 1500))}B" }}']
-        else:
-            lines += ['transport = "tfrc"', 'workload = { kind = "bulk" }']
-        if draw(st.integers(0, 9)) < 3:
-            lines.append(f'shaper = {{ rate = "{draw(st.integers(50, 20_000))}kbps", bucket = "{draw(st.integers(1500, 20_000))}B" }}')
+        lines += ["[[links]]", f'a = "{names[i]}"', f'b = "{names[i + 1]}"', *link]
+    for i, f in enumerate(draw(flow()) for _ in range(draw(st.integers(1, 6)))):
+        lines += ["[[flows]]", f'name = "f{i}"', *f]
     return "\n".join(lines) + "\n", limits
 
 

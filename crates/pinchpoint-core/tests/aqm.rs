@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::run_sim;
+use common::{dumbbell_pair, dumbbell_routers, run_sim, udp_pair};
 use pinchpoint_core::{load_toml, Results, Simulation};
 
 const BOTTLENECK: &str = "r1->r2";
@@ -13,32 +13,23 @@ const RATE_BPS: f64 = 10e6;
 /// `n` TCP bulk flows (RTT 44 ms) over a 10 Mbit/s bottleneck with queue `queue`; `tcp` is the
 /// flows' TCP table; `extra` adds nodes, links and flows.
 fn dumbbell(n: usize, queue: &str, tcp: &str, duration: &str, extra: &str) -> String {
-    let mut s = format!(
-        "[simulation]\nduration = \"{duration}\"\n\
-         [[nodes]]\nname = \"r1\"\nkind = \"router\"\n[[nodes]]\nname = \"r2\"\nkind = \"router\"\n\
-         [[links]]\na = \"r1\"\nb = \"r2\"\nrate = \"10Mbps\"\ndelay = \"20ms\"\nqueue = {queue}\n"
-    );
+    let mut s = format!("[simulation]\nduration = \"{duration}\"\n");
+    s += &dumbbell_routers("10Mbps", "20ms", queue);
     for i in 0..n {
-        s += &format!(
-            "[[nodes]]\nname = \"s{i}\"\n[[nodes]]\nname = \"d{i}\"\n\
-             [[links]]\na = \"s{i}\"\nb = \"r1\"\nrate = \"1Gbps\"\ndelay = \"1ms\"\n\
-             [[links]]\na = \"r2\"\nb = \"d{i}\"\nrate = \"1Gbps\"\ndelay = \"1ms\"\n\
-             [[flows]]\nname = \"f{i}\"\nsrc = \"s{i}\"\ndst = \"d{i}\"\nstart = \"{}ms\"\nworkload = {{ kind = \"bulk\" }}\ntcp = {tcp}\n",
-            i * 7
-        );
+        s += &dumbbell_pair(i, "1Gbps", &format!("tcp = {tcp}"));
     }
     s + extra
 }
 
-const CBR_FLOOD: &str = "[[nodes]]\nname = \"u\"\n[[nodes]]\nname = \"ud\"\n\
-    [[links]]\na = \"u\"\nb = \"r1\"\nrate = \"1Gbps\"\ndelay = \"1ms\"\n\
-    [[links]]\na = \"r2\"\nb = \"ud\"\nrate = \"1Gbps\"\ndelay = \"1ms\"\n\
-    [[flows]]\nname = \"flood\"\nsrc = \"u\"\ndst = \"ud\"\ntransport = \"udp\"\nworkload = { kind = \"cbr\", rate = \"15Mbps\", packet_size = \"1500B\" }\n";
+/// A 15 Mbit/s UDP constant-bit-rate flood, more than the bottleneck carries.
+fn cbr_flood() -> String {
+    udp_pair("flood", "1Gbps", "{ kind = \"cbr\", rate = \"15Mbps\", packet_size = \"1500B\" }")
+}
 
-const POISSON: &str = "[[nodes]]\nname = \"u\"\n[[nodes]]\nname = \"ud\"\n\
-    [[links]]\na = \"u\"\nb = \"r1\"\nrate = \"1Gbps\"\ndelay = \"1ms\"\n\
-    [[links]]\na = \"r2\"\nb = \"ud\"\nrate = \"1Gbps\"\ndelay = \"1ms\"\n\
-    [[flows]]\nname = \"udp\"\nsrc = \"u\"\ndst = \"ud\"\ntransport = \"udp\"\nworkload = { kind = \"poisson\", rate = \"3Mbps\", packet_size = \"800B\" }\n";
+/// A 3 Mbit/s UDP Poisson flow (the seed changes its arrivals).
+fn poisson() -> String {
+    udp_pair("udp", "1Gbps", "{ kind = \"poisson\", rate = \"3Mbps\", packet_size = \"800B\" }")
+}
 
 /// One column of the bottleneck port's row.
 fn port_f64(r: &Results, col: &str) -> f64 {
@@ -66,7 +57,7 @@ fn every_new_discipline_conserves_packets_and_agrees_with_the_port_count() {
         "{ kind = \"fq_codel\", limit_pkts = 30 }",
         "{ kind = \"pie\", limit_pkts = 30 }",
     ] {
-        let (sim, r) = run_sim(&dumbbell(4, q, "{ }", "8s", POISSON));
+        let (sim, r) = run_sim(&dumbbell(4, q, "{ }", "8s", &poisson()));
         assert!(port_u64(&r, "drops") > 0, "{q}: the bottleneck should drop");
         for p in sim.ports() {
             assert_eq!(p.waiting_pkts, p.queue_len_pkts(), "{q} at {}", p.name);
@@ -119,7 +110,7 @@ fn pie_holds_the_queue_delay_near_its_target() {
 #[test]
 fn fq_codel_isolates_a_tcp_flow_from_a_cbr_flood() {
     let goodput = |queue: &str| {
-        let (_, r) = run_sim(&dumbbell(1, queue, "{ }", "20s", CBR_FLOOD));
+        let (_, r) = run_sim(&dumbbell(1, queue, "{ }", "20s", &cbr_flood()));
         let row = r.flows.strs("flow").iter().position(|f| f == "f0").unwrap();
         r.flows.f64s("goodput_bps")[row]
     };
@@ -190,7 +181,7 @@ fn bundled_red_ecn_example_marks_and_does_not_drop_after_slow_start() {
 #[test]
 fn randomised_disciplines_repeat_exactly_with_the_same_seed() {
     for q in ["{ kind = \"red\" }", "{ kind = \"pie\" }"] {
-        let text = dumbbell(4, q, "{ }", "8s", POISSON);
+        let text = dumbbell(4, q, "{ }", "8s", &poisson());
         let a = run_sim(&text).1;
         let b = run_sim(&text).1;
         assert_eq!(a.ports.u64s("drops"), b.ports.u64s("drops"), "{q}");

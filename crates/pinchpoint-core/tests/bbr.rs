@@ -3,26 +3,17 @@
 
 mod common;
 
-use common::run;
+use common::{dumbbell_pair, dumbbell_routers, run};
 use pinchpoint_core::metrics::stats::jain_index;
 use pinchpoint_core::{load_toml, Results};
 
 /// One bottleneck r1 -> r2 (`rate`, one-way `delay`, `queue`), every flow with its own hosts
 /// (1 ms access links); `flows` are the extra TOML lines of each flow (`cc = ...`).
 fn dumbbell(rate: &str, delay: &str, queue: &str, duration: &str, flows: &[&str]) -> String {
-    let mut s = format!(
-        "[simulation]\nduration = \"{duration}\"\n[metrics]\nseries_interval = \"100ms\"\n\
-         [[nodes]]\nname = \"r1\"\nkind = \"router\"\n[[nodes]]\nname = \"r2\"\nkind = \"router\"\n\
-         [[links]]\na = \"r1\"\nb = \"r2\"\nrate = \"{rate}\"\ndelay = \"{delay}\"\nqueue = {queue}\n"
-    );
+    let mut s = format!("[simulation]\nduration = \"{duration}\"\n[metrics]\nseries_interval = \"100ms\"\n");
+    s += &dumbbell_routers(rate, delay, queue);
     for (i, extra) in flows.iter().enumerate() {
-        s += &format!(
-            "[[nodes]]\nname = \"s{i}\"\n[[nodes]]\nname = \"d{i}\"\n\
-             [[links]]\na = \"s{i}\"\nb = \"r1\"\nrate = \"10Gbps\"\ndelay = \"1ms\"\n\
-             [[links]]\na = \"r2\"\nb = \"d{i}\"\nrate = \"10Gbps\"\ndelay = \"1ms\"\n\
-             [[flows]]\nname = \"f{i}\"\nsrc = \"s{i}\"\ndst = \"d{i}\"\nstart = \"{}ms\"\nworkload = {{ kind = \"bulk\" }}\n{extra}\n",
-            i * 7
-        );
+        s += &dumbbell_pair(i, "10Gbps", extra);
     }
     s
 }

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::run;
+use common::{bulk_flow, dumbbell_routers, host_pair, run, udp_pair};
 use pinchpoint_core::metrics::stats::jain_index;
 use pinchpoint_core::{load_toml, Results};
 
@@ -12,19 +12,12 @@ use pinchpoint_core::{load_toml, Results};
 /// source's access link has the flow's own delay (so flows can differ in RTT). Each entry of
 /// `flows` is (access delay, the flow's extra TOML lines such as `cc = ...`).
 fn bottleneck(rate: &str, delay: &str, queue: &str, duration: &str, interval: &str, flows: &[(&str, &str)]) -> String {
-    let mut s = format!(
-        "[simulation]\nduration = \"{duration}\"\n[metrics]\nseries_interval = \"{interval}\"\n\
-         [[nodes]]\nname = \"r1\"\nkind = \"router\"\n[[nodes]]\nname = \"r2\"\nkind = \"router\"\n\
-         [[links]]\na = \"r1\"\nb = \"r2\"\nrate = \"{rate}\"\ndelay = \"{delay}\"\nqueue = {queue}\n"
-    );
+    let mut s = format!("[simulation]\nduration = \"{duration}\"\n[metrics]\nseries_interval = \"{interval}\"\n");
+    s += &dumbbell_routers(rate, delay, queue);
     for (i, (access, extra)) in flows.iter().enumerate() {
-        s += &format!(
-            "[[nodes]]\nname = \"s{i}\"\n[[nodes]]\nname = \"d{i}\"\n\
-             [[links]]\na = \"s{i}\"\nb = \"r1\"\nrate = \"10Gbps\"\ndelay = \"{access}\"\n\
-             [[links]]\na = \"r2\"\nb = \"d{i}\"\nrate = \"10Gbps\"\ndelay = \"1ms\"\n\
-             [[flows]]\nname = \"f{i}\"\nsrc = \"s{i}\"\ndst = \"d{i}\"\nstart = \"{}ms\"\nworkload = {{ kind = \"bulk\" }}\n{extra}\n",
-            i * 7
-        );
+        let (src, dst) = (format!("s{i}"), format!("d{i}"));
+        s += &host_pair(&src, &dst, "10Gbps", access, "1ms");
+        s += &bulk_flow(&format!("f{i}"), &src, &dst, i * 7, extra);
     }
     s
 }
@@ -47,12 +40,8 @@ fn goodputs(r: &Results) -> Vec<f64> {
 fn cubic_grows_concave_up_to_the_last_loss_window_then_convex_beyond_it() {
     // 100 Mbit/s, RTT ~100 ms, 300-packet buffer; a 50 Mbit/s CBR source leaves at 15 s, so the
     // epoch that spans 15 s flattens near the old W_max and then probes the freed capacity.
-    let cbr = "[[nodes]]\nname = \"u\"\n[[nodes]]\nname = \"ud\"\n\
-        [[links]]\na = \"u\"\nb = \"r1\"\nrate = \"10Gbps\"\ndelay = \"1ms\"\n\
-        [[links]]\na = \"r2\"\nb = \"ud\"\nrate = \"10Gbps\"\ndelay = \"1ms\"\n\
-        [[flows]]\nname = \"cbr\"\nsrc = \"u\"\ndst = \"ud\"\ntransport = \"udp\"\n\
-        workload = { kind = \"cbr\", rate = \"50Mbps\", packet_size = \"1500B\", duration = \"15s\" }\n";
-    let text = bottleneck("100Mbps", "48ms", "{ kind = \"droptail\", limit_pkts = 300 }", "45s", "100ms", &[("1ms", "cc = \"cubic\"")]) + cbr;
+    let cbr = udp_pair("cbr", "10Gbps", "{ kind = \"cbr\", rate = \"50Mbps\", packet_size = \"1500B\", duration = \"15s\" }");
+    let text = bottleneck("100Mbps", "48ms", "{ kind = \"droptail\", limit_pkts = 300 }", "45s", "100ms", &[("1ms", "cc = \"cubic\"")]) + &cbr;
     let r = run(&text);
     let trace = cwnd_trace(&r, "f0");
     // Congestion events: the window falls by more than 20% between samples.

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::run_sim;
+use common::{dumbbell_pair, dumbbell_routers, run_sim};
 use pinchpoint_core::{load_toml, Results};
 
 const BOTTLENECK: &str = "r1->r2";
@@ -13,20 +13,11 @@ const BOTTLENECK: &str = "r1->r2";
 /// Bulk TCP flows with the given WTP weights (none: plain TCP) over a 10 Mbit/s, 20 ms
 /// bottleneck with a 50-packet drop-tail queue, `hook` on the bottleneck.
 fn dumbbell(weights: &[Option<f64>], hook: &str, duration: &str) -> String {
-    let mut s = format!(
-        "[simulation]\nduration = \"{duration}\"\n[metrics]\nseries_interval = \"1s\"\n\
-         [[nodes]]\nname = \"r1\"\nkind = \"router\"\n[[nodes]]\nname = \"r2\"\nkind = \"router\"\n\
-         [[links]]\na = \"r1\"\nb = \"r2\"\nrate = \"10Mbps\"\ndelay = \"20ms\"\nqueue = {{ kind = \"droptail\", limit_pkts = 50 }}\nhooks_ab = [{hook}]\n"
-    );
+    let mut s = format!("[simulation]\nduration = \"{duration}\"\n[metrics]\nseries_interval = \"1s\"\n");
+    s += &dumbbell_routers("10Mbps", "20ms", "{ kind = \"droptail\", limit_pkts = 50 }");
+    s += &format!("hooks_ab = [{hook}]\n");
     for (i, w) in weights.iter().enumerate() {
-        let wtp = w.map_or(String::new(), |w| format!("wtp = {{ weight = {w} }}\n"));
-        s += &format!(
-            "[[nodes]]\nname = \"s{i}\"\n[[nodes]]\nname = \"d{i}\"\n\
-             [[links]]\na = \"s{i}\"\nb = \"r1\"\nrate = \"100Mbps\"\ndelay = \"1ms\"\n\
-             [[links]]\na = \"r2\"\nb = \"d{i}\"\nrate = \"100Mbps\"\ndelay = \"1ms\"\n\
-             [[flows]]\nname = \"f{i}\"\nsrc = \"s{i}\"\ndst = \"d{i}\"\nstart = \"{}ms\"\nworkload = {{ kind = \"bulk\" }}\n{wtp}",
-            i * 7
-        );
+        s += &dumbbell_pair(i, "100Mbps", &w.map_or(String::new(), |w| format!("wtp = {{ weight = {w} }}")));
     }
     s
 }

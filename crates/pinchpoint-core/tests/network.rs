@@ -3,34 +3,25 @@
 
 mod common;
 
-use common::run_sim_seeded;
+use common::{dumbbell_pair, dumbbell_routers, run_sim_seeded, udp_pair};
 use pinchpoint_core::metrics::stats::jain_index;
 use pinchpoint_core::metrics::table::ColumnData;
 use pinchpoint_core::Results;
 
 /// A dumbbell of `n` TCP flows (plus optional UDP) with the given bottleneck.
 fn dumbbell(n: usize, rate: &str, delay: &str, buffer_pkts: u32, duration: &str, extra: &str) -> String {
-    let mut s = format!(
-        "[simulation]\nduration = \"{duration}\"\n[metrics]\nseries_interval = \"500ms\"\n\
-         [[nodes]]\nname = \"r1\"\nkind = \"router\"\n[[nodes]]\nname = \"r2\"\nkind = \"router\"\n\
-         [[links]]\na = \"r1\"\nb = \"r2\"\nrate = \"{rate}\"\ndelay = \"{delay}\"\nqueue = {{ kind = \"droptail\", limit_pkts = {buffer_pkts} }}\n"
-    );
+    let mut s = format!("[simulation]\nduration = \"{duration}\"\n[metrics]\nseries_interval = \"500ms\"\n");
+    s += &dumbbell_routers(rate, delay, &format!("{{ kind = \"droptail\", limit_pkts = {buffer_pkts} }}"));
     for i in 0..n {
-        s += &format!(
-            "[[nodes]]\nname = \"s{i}\"\n[[nodes]]\nname = \"d{i}\"\n\
-             [[links]]\na = \"s{i}\"\nb = \"r1\"\nrate = \"1Gbps\"\ndelay = \"1ms\"\n\
-             [[links]]\na = \"r2\"\nb = \"d{i}\"\nrate = \"1Gbps\"\ndelay = \"1ms\"\n\
-             [[flows]]\nname = \"f{i}\"\nsrc = \"s{i}\"\ndst = \"d{i}\"\nstart = \"{}ms\"\nworkload = {{ kind = \"bulk\" }}\n",
-            i * 7
-        );
+        s += &dumbbell_pair(i, "1Gbps", "");
     }
     s + extra
 }
 
-const UDP_EXTRA: &str = "[[nodes]]\nname = \"u\"\n[[nodes]]\nname = \"ud\"\n\
-    [[links]]\na = \"u\"\nb = \"r1\"\nrate = \"1Gbps\"\ndelay = \"1ms\"\n\
-    [[links]]\na = \"r2\"\nb = \"ud\"\nrate = \"1Gbps\"\ndelay = \"1ms\"\n\
-    [[flows]]\nname = \"udp\"\nsrc = \"u\"\ndst = \"ud\"\ntransport = \"udp\"\nworkload = { kind = \"poisson\", rate = \"3Mbps\", packet_size = \"800B\" }\n";
+/// A 3 Mbit/s UDP Poisson flow (the seed changes its arrivals).
+fn udp_extra() -> String {
+    udp_pair("udp", "1Gbps", "{ kind = \"poisson\", rate = \"3Mbps\", packet_size = \"800B\" }")
+}
 
 fn u(r: &Results, table: &str, col: &str) -> Vec<u64> {
     let t = match table {
@@ -43,7 +34,7 @@ fn u(r: &Results, table: &str, col: &str) -> Vec<u64> {
 #[test]
 fn packets_are_conserved_per_flow_and_per_port() {
     for (text, stop_at) in [
-        (dumbbell(4, "10Mbps", "10ms", 20, "20s", UDP_EXTRA), 20.0),
+        (dumbbell(4, "10Mbps", "10ms", 20, "20s", &udp_extra()), 20.0),
         (dumbbell(3, "5Mbps", "30ms", 8, "7.3s", ""), 7.3),
     ] {
         let (sim, r) = run_sim_seeded(&text, None);
@@ -69,7 +60,7 @@ fn packets_are_conserved_per_flow_and_per_port() {
 
 #[test]
 fn links_never_exceed_rate_and_queues_never_exceed_limit() {
-    let (sim, r) = run_sim_seeded(&dumbbell(6, "10Mbps", "10ms", 25, "15s", UDP_EXTRA), None);
+    let (sim, r) = run_sim_seeded(&dumbbell(6, "10Mbps", "10ms", 25, "15s", &udp_extra()), None);
     let dur = r.end_time_s;
     for p in sim.ports() {
         let bits = p.stats.tx_bytes as f64 * 8.0;
@@ -135,7 +126,7 @@ fn tables_equal(a: &Results, b: &Results) -> bool {
 
 #[test]
 fn same_seed_gives_identical_results_and_another_seed_changes_poisson_arrivals() {
-    let text = dumbbell(3, "10Mbps", "10ms", 20, "10s", UDP_EXTRA);
+    let text = dumbbell(3, "10Mbps", "10ms", 20, "10s", &udp_extra());
     let (_, a) = run_sim_seeded(&text, Some(11));
     let (_, b) = run_sim_seeded(&text, Some(11));
     assert!(tables_equal(&a, &b));
@@ -199,7 +190,7 @@ fn every_queue_discipline_conserves_packets_and_agrees_with_the_port_count() {
         "{ kind = \"sda\", limit_pkts = 30 }",
         "{ kind = \"isda\", limit_pkts = 30 }",
     ] {
-        let text = dumbbell(4, "10Mbps", "10ms", 20, "8s", UDP_EXTRA)
+        let text = dumbbell(4, "10Mbps", "10ms", 20, "8s", &udp_extra())
             .replacen("queue = { kind = \"droptail\", limit_pkts = 20 }", &format!("queue = {q}"), 1);
         let (sim, r) = run_sim_seeded(&text, None);
         let bottleneck = sim.ports().iter().find(|p| p.name == "r1->r2").unwrap();

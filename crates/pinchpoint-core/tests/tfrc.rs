@@ -1,6 +1,9 @@
 //! TFRC (RFC 5348) on a simulated bottleneck: it follows its own equation, it shares with TCP,
 //! and its rate is smoother than TCP's.
 
+mod common;
+
+use common::{bulk_flow, dumbbell_routers, host_pair};
 use pinchpoint_core::sim::PS_PER_MS;
 use pinchpoint_core::transport::tfrc::throughput_equation_bytes_per_s;
 use pinchpoint_core::transport::AnyTransport;
@@ -9,20 +12,12 @@ use pinchpoint_core::{load_toml, Simulation};
 /// A dumbbell: each flow has its own sender and receiver host, 100 Mbit/s 5 ms access links and
 /// a shared `rate` bottleneck r1 -> r2 with 20 ms delay (base RTT 60 ms) and `queue`.
 fn dumbbell(rate: &str, queue: &str, flows: &[(&str, &str)], duration_s: u32) -> String {
-    let mut s = format!(
-        "[simulation]\nduration = \"{duration_s}s\"\nseed = 3\n\
-         [[nodes]]\nname = \"r1\"\nkind = \"router\"\n[[nodes]]\nname = \"r2\"\nkind = \"router\"\n\
-         [[links]]\na = \"r1\"\nb = \"r2\"\nrate = \"{rate}\"\ndelay = \"20ms\"\nqueue = {queue}\n"
-    );
+    let mut s = format!("[simulation]\nduration = \"{duration_s}s\"\nseed = 3\n");
+    s += &dumbbell_routers(rate, "20ms", queue);
     for (i, (kind, extra)) in flows.iter().enumerate() {
-        s += &format!(
-            "[[nodes]]\nname = \"s{i}\"\n[[nodes]]\nname = \"d{i}\"\n\
-             [[links]]\na = \"s{i}\"\nb = \"r1\"\nrate = \"100Mbps\"\ndelay = \"5ms\"\n\
-             [[links]]\na = \"r2\"\nb = \"d{i}\"\nrate = \"100Mbps\"\ndelay = \"5ms\"\n\
-             [[flows]]\nname = \"{kind}{i}\"\nsrc = \"s{i}\"\ndst = \"d{i}\"\nstart = \"{}ms\"\n\
-             workload = {{ kind = \"bulk\" }}\ntransport = \"{kind}\"\n{extra}\n",
-            i * 37
-        );
+        let (src, dst) = (format!("s{i}"), format!("d{i}"));
+        s += &host_pair(&src, &dst, "100Mbps", "5ms", "5ms");
+        s += &bulk_flow(&format!("{kind}{i}"), &src, &dst, i * 37, &format!("transport = \"{kind}\"\n{extra}"));
     }
     s
 }

@@ -8,15 +8,17 @@
 //! `limit_bytes`) for each of them, with the same defaults, documented once here. The structs are
 //! flattened one level only, with plain fields: serde cannot refuse unknown keys through nested
 //! flattening.
+//!
+//! What each policy's queue does besides deciding about an arrival (dequeue, the backlog) is
+//! [`AqmCore`]'s, and [`delegate_to_core!`] writes those `QueueDiscipline` methods for it; each
+//! policy's file keeps its own `enqueue` and its own checks on top of [`AqmConfig::validate`].
 
 use super::{BufferLimit, DropReason, Fifo, PortInfo, Verdict};
 use crate::net::packet::{Ecn, Packet};
+use crate::registry::{check_f64, FieldError};
 use crate::scenario::units::Duration;
 use crate::sim::{rng, SimRng, SimTime};
 use serde::{Deserialize, Serialize};
-
-/// Buffer size of every seed-001 policy when a scenario gives no limit, packets.
-pub const DEFAULT_LIMIT_PKTS: u32 = 100;
 
 pub(crate) fn default_min_que() -> f64 {
     10.0
@@ -55,7 +57,7 @@ pub struct AqmConfig {
     #[serde(default = "default_mean_pkt")]
     pub mean_pkt_bytes: u32,
     /// Largest number of waiting packets. With neither limit given the buffer holds
-    /// [`DEFAULT_LIMIT_PKTS`] packets.
+    /// [`super::DEFAULT_LIMIT_PKTS`] (100) packets.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limit_pkts: Option<u32>,
     /// Largest number of waiting bytes; none means no byte limit.
@@ -83,24 +85,12 @@ impl AqmConfig {
         BufferLimit { limit_pkts: self.limit_pkts, limit_bytes: self.limit_bytes }
     }
 
-    /// Range checks: `Err((field, expectation))` for the first bad field.
-    pub fn check(&self) -> Result<(), (&'static str, &'static str)> {
-        if self.min_que_pkts < 0.0 {
-            return Err(("min_que_pkts", "expected a non-negative number of packets"));
-        }
-        if self.max_que_pkts <= self.min_que_pkts {
-            return Err(("max_que_pkts", "expected more than min_que_pkts"));
-        }
-        if !(self.weight > 0.0 && self.weight <= 1.0) {
-            return Err(("weight", "expected a weight in (0, 1]"));
-        }
-        if self.mean_pkt_bytes == 0 {
-            return Err(("mean_pkt_bytes", "expected a positive value"));
-        }
-        if self.limit_pkts == Some(0) {
-            return Err(("limit_pkts", "expected at least 1 packet"));
-        }
-        Ok(())
+    /// The checks every policy shares: the thresholds, the average's weight and packet size
+    /// ([`super::check_average`]) and the buffer limit ([`BufferLimit::validate`]); the first bad
+    /// field.
+    pub fn validate(&self) -> Result<(), FieldError> {
+        super::check_average(self.min_que_pkts, self.max_que_pkts, self.weight, self.mean_pkt_bytes)?;
+        self.limit().validate()
     }
 }
 
@@ -140,18 +130,16 @@ impl P0Config {
         (1.225 / (r * bw.sqrt())).clamp(0.0, 1.0)
     }
 
-    /// Range checks: `Err((field, expectation))` for the first bad field.
-    pub fn check(&self) -> Result<(), (&'static str, &'static str)> {
+    /// Range checks; the first bad field.
+    pub fn validate(&self) -> Result<(), FieldError> {
         if let Some(p) = self.max_p {
-            if !(0.0..=1.0).contains(&p) {
-                return Err(("max_p", "expected a probability in [0, 1]"));
-            }
+            check_f64("max_p", p, 0.0, 1.0)?;
         }
         if self.target_rtt.0 == 0 {
-            return Err(("target_rtt", "expected a positive value"));
+            return Err(FieldError::new("target_rtt", "expected a positive duration, got 0s"));
         }
-        if self.bw_pps.is_some_and(|b| b <= 0.0 || b.is_nan()) {
-            return Err(("bw_pps", "expected a positive value"));
+        if let Some(b) = self.bw_pps.filter(|b| !(*b > 0.0 && b.is_finite())) {
+            return Err(FieldError::new("bw_pps", format!("expected a positive number of packets per second, got {b}")));
         }
         Ok(())
     }
@@ -163,15 +151,6 @@ impl P0Config {
 #[inline]
 pub fn exceeds(queue_avg_pkts: f64, threshold_pkts: f64) -> bool {
     queue_avg_pkts > threshold_pkts
-}
-
-/// Fills in the [`DEFAULT_LIMIT_PKTS`] default when a config gives no limit at all.
-pub(crate) fn limit_or_default(limit: BufferLimit) -> BufferLimit {
-    let mut l = limit;
-    if l.limit_pkts.is_none() && l.limit_bytes.is_none() {
-        l.limit_pkts = Some(DEFAULT_LIMIT_PKTS);
-    }
-    l
 }
 
 /// Exponentially weighted queue average with RED's idle-time correction (Floyd and Jacobson
@@ -238,7 +217,7 @@ impl AqmCore {
     pub fn new(cfg: &AqmConfig, port: PortInfo) -> Self {
         AqmCore {
             fifo: Fifo::default(),
-            limit: limit_or_default(cfg.limit()),
+            limit: cfg.limit().or_default(),
             avg: QueueAverage::new(cfg.weight, port.rate_bps, cfg.mean_pkt_bytes),
             min_que: cfg.min_que_pkts,
             max_que: cfg.max_que_pkts,
@@ -277,6 +256,18 @@ impl AqmCore {
         verdict
     }
 
+    /// Packets waiting.
+    #[inline]
+    pub fn len_pkts(&self) -> u32 {
+        self.fifo.len_pkts()
+    }
+
+    /// Bytes waiting.
+    #[inline]
+    pub fn len_bytes(&self) -> u64 {
+        self.fifo.len_bytes()
+    }
+
     /// Next packet to send; records the start of an idle period.
     #[inline]
     pub fn dequeue(&mut self, now: SimTime) -> Option<u32> {
@@ -300,6 +291,25 @@ impl AqmCore {
         }
     }
 }
+
+/// Writes the `QueueDiscipline` methods a policy leaves to the [`AqmCore`] in its field `core`:
+/// `dequeue` (which also starts the average's idle period) and the backlog. Used inside the
+/// policy's `impl QueueDiscipline` block, after its own `enqueue`.
+macro_rules! delegate_to_core {
+    () => {
+        #[inline]
+        fn dequeue(&mut self, now: $crate::sim::SimTime) -> Option<u32> {
+            self.core.dequeue(now)
+        }
+        fn len_pkts(&self) -> u32 {
+            self.core.len_pkts()
+        }
+        fn len_bytes(&self) -> u64 {
+            self.core.len_bytes()
+        }
+    };
+}
+pub(crate) use delegate_to_core;
 
 #[cfg(test)]
 mod tests {
@@ -329,9 +339,30 @@ mod tests {
         let c: AqmConfig = toml::from_str("").unwrap();
         assert_eq!(c, AqmConfig::default());
         assert_eq!((c.min_que_pkts, c.max_que_pkts, c.weight, c.ecn, c.mean_pkt_bytes), (10.0, 25.0, 0.002, false, 1000));
-        assert_eq!(limit_or_default(c.limit()).limit_pkts, Some(DEFAULT_LIMIT_PKTS));
-        assert_eq!(AqmConfig { min_que_pkts: 30.0, ..c }.check().unwrap_err().0, "max_que_pkts");
-        assert_eq!(AqmConfig { weight: 0.0, ..c }.check().unwrap_err().0, "weight");
-        assert_eq!(P0Config { max_p: Some(1.5), ..Default::default() }.check().unwrap_err().0, "max_p");
+        assert_eq!(c.limit().or_default().limit_pkts, Some(super::super::DEFAULT_LIMIT_PKTS));
+        assert_eq!(AqmConfig { min_que_pkts: 30.0, ..c }.validate().unwrap_err().field, "max_que_pkts");
+        assert_eq!(AqmConfig { weight: 0.0, ..c }.validate().unwrap_err().field, "weight");
+        assert_eq!(P0Config { max_p: Some(1.5), ..Default::default() }.validate().unwrap_err().field, "max_p");
+    }
+
+    #[test]
+    fn every_policy_names_its_bad_field_and_refuses_unknown_keys() {
+        use crate::queue::QueueConfig;
+        let bad = |t: &str| toml::from_str::<QueueConfig>(t).unwrap().validate().unwrap_err().field;
+        assert_eq!(bad("kind = \"rda_fp\"\npa = 1.5"), "pa");
+        assert_eq!(bad("kind = \"rda_vp\"\nmin_que_pkts = 30"), "max_que_pkts");
+        assert_eq!(bad("kind = \"isda\"\nalpha_lta = 0"), "alpha_lta");
+        assert_eq!(bad("kind = \"sda\"\nwindow = \"0s\""), "window");
+        assert_eq!(bad("kind = \"rda\"\nthreshold_pkts = -1"), "threshold_pkts");
+        assert_eq!(bad("kind = \"sda\"\necn = true"), "ecn");
+        assert_eq!(bad("kind = \"isda\"\nmax_p = 2.0"), "max_p");
+        assert_eq!(bad("kind = \"rda_vp\"\nbw_pps = -1"), "bw_pps");
+        for kind in ["rda", "rda_fp", "rda_vp", "sda", "isda"] {
+            toml::from_str::<QueueConfig>(&format!("kind = \"{kind}\"")).unwrap().validate().unwrap();
+            assert_eq!(bad(&format!("kind = \"{kind}\"\nlimit_pkts = 0")), "limit_pkts");
+        }
+        // Shared keys are one flattened level: unknown keys are still refused, by name.
+        assert!(toml::from_str::<QueueConfig>("kind = \"isda\"\nprefiltre = \"red_pd\"").is_err());
+        assert!(toml::from_str::<QueueConfig>("kind = \"isda\"\nprefilter = \"drop_all\"\nlimit_pkts = 50").is_ok());
     }
 }

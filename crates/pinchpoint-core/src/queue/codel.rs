@@ -11,7 +11,8 @@
 
 use super::{BufferLimit, DropReason, PortInfo, QueueAction, QueueDiscipline, QueueNew, Verdict};
 use crate::net::packet::{Ecn, Packet};
-use crate::scenario::units::{Bytes, Duration};
+use crate::registry::{FieldError, Validate};
+use crate::scenario::units::Duration;
 use crate::sim::{SimRng, SimTime, PS_PER_MS};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
@@ -59,34 +60,24 @@ impl Default for CodelConfig {
 }
 
 /// Shared range checks of CoDel's parameters (CoDel and FQ-CoDel).
-pub(crate) fn check_codel_params(target: Duration, interval: Duration, mtu_bytes: u32) -> Result<(), (String, String)> {
+pub(crate) fn check_codel_params(target: Duration, interval: Duration, mtu_bytes: u32) -> Result<(), FieldError> {
     if target.0 == 0 {
-        return Err(("target".into(), "expected a positive duration".into()));
+        return Err(FieldError::new("target", "expected a positive duration, got 0s"));
     }
     if interval.0 <= target.0 {
-        return Err(("interval".into(), "expected a duration longer than target".into()));
+        return Err(FieldError::new("interval", format!("expected a duration longer than target ({} s), got {} s", target.secs(), interval.secs())));
     }
     if mtu_bytes == 0 {
-        return Err(("mtu_bytes".into(), "expected a positive size".into()));
+        return Err(FieldError::new("mtu_bytes", "expected a positive size, got 0"));
     }
     Ok(())
 }
 
-pub(crate) fn check_limit(limit: &BufferLimit) -> Result<(), (String, String)> {
-    if limit.limit_pkts == Some(0) {
-        return Err(("limit_pkts".into(), "expected at least 1 packet".into()));
-    }
-    if limit.limit_bytes == Some(Bytes(0)) {
-        return Err(("limit_bytes".into(), "expected at least 1 byte".into()));
-    }
-    Ok(())
-}
-
-impl CodelConfig {
+impl Validate for CodelConfig {
     /// Checks ranges; errors name the field.
-    pub fn validate(&self) -> Result<(), (String, String)> {
+    fn validate(&self) -> Result<(), FieldError> {
         check_codel_params(self.target, self.interval, self.mtu_bytes)?;
-        check_limit(&self.limit)
+        self.limit.validate()
     }
 }
 
@@ -453,17 +444,11 @@ mod tests {
 
     #[test]
     fn validation_names_the_offending_field() {
-        let bad = |s: &str| toml::from_str::<CodelConfig>(s).unwrap().validate().unwrap_err().0;
+        let bad = |s: &str| toml::from_str::<CodelConfig>(s).unwrap().validate().unwrap_err().field;
         assert_eq!(bad("target = \"0ms\""), "target");
         assert_eq!(bad("target = \"10ms\"\ninterval = \"5ms\""), "interval");
         assert_eq!(bad("mtu_bytes = 0"), "mtu_bytes");
         assert_eq!(bad("limit_pkts = 0"), "limit_pkts");
         toml::from_str::<CodelConfig>("").unwrap().validate().unwrap();
-    }
-}
-
-impl crate::registry::Validate for CodelConfig {
-    fn validate(&self) -> Result<(), crate::registry::FieldError> {
-        CodelConfig::validate(self).map_err(|(f, m)| crate::registry::FieldError::new(f, m))
     }
 }

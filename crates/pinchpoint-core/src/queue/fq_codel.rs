@@ -14,9 +14,10 @@
 //! a keyed Jenkins hash of the 5-tuple with a random key; ours is deterministic for a given
 //! `hash_seed` so runs repeat exactly. Distinct flows can collide, as in Linux.
 
-use super::codel::{check_codel_params, check_limit, default_interval, default_mtu, default_target, CodelParams, CodelState, TimedFifo};
+use super::codel::{check_codel_params, default_interval, default_mtu, default_target, CodelParams, CodelState, TimedFifo};
 use super::{Backlog, BufferLimit, DropReason, PortInfo, QueueAction, QueueDiscipline, QueueNew, Verdict};
 use crate::net::packet::Packet;
+use crate::registry::{check_int, FieldError, Validate};
 use crate::scenario::units::Duration;
 use crate::sim::{SimRng, SimTime};
 use serde::{Deserialize, Serialize};
@@ -80,17 +81,15 @@ impl Default for FqCodelConfig {
     }
 }
 
-impl FqCodelConfig {
+impl Validate for FqCodelConfig {
     /// Checks ranges; errors name the field.
-    pub fn validate(&self) -> Result<(), (String, String)> {
-        if !(1..=65536).contains(&self.flows) {
-            return Err(("flows".into(), "expected between 1 and 65536 queues".into()));
-        }
+    fn validate(&self) -> Result<(), FieldError> {
+        check_int("flows", self.flows, 1, 65536)?;
         if self.quantum_bytes == 0 {
-            return Err(("quantum_bytes".into(), "expected a positive number of bytes".into()));
+            return Err(FieldError::new("quantum_bytes", "expected a positive number of bytes, got 0"));
         }
         check_codel_params(self.target, self.interval, self.mtu_bytes)?;
-        check_limit(&self.limit)
+        self.limit.validate()
     }
 }
 
@@ -417,16 +416,10 @@ mod tests {
 
     #[test]
     fn validation_names_the_offending_field() {
-        let bad = |s: &str| toml::from_str::<FqCodelConfig>(s).unwrap().validate().unwrap_err().0;
+        let bad = |s: &str| toml::from_str::<FqCodelConfig>(s).unwrap().validate().unwrap_err().field;
         assert_eq!(bad("flows = 0"), "flows");
         assert_eq!(bad("quantum_bytes = 0"), "quantum_bytes");
         assert_eq!(bad("interval = \"1ms\""), "interval");
         toml::from_str::<FqCodelConfig>("").unwrap().validate().unwrap();
-    }
-}
-
-impl crate::registry::Validate for FqCodelConfig {
-    fn validate(&self) -> Result<(), crate::registry::FieldError> {
-        FqCodelConfig::validate(self).map_err(|(f, m)| crate::registry::FieldError::new(f, m))
     }
 }

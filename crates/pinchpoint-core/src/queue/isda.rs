@@ -47,11 +47,12 @@
 //!    traffic only "very similar to that of RDA/VP" (Figure 6 vs 5), so ISDA must keep RDA/VP's
 //!    early drops for unflagged traffic.
 
-use super::aqm::{exceeds, AqmConfig, AqmCore, P0Config};
+use super::aqm::{delegate_to_core, exceeds, AqmConfig, AqmCore, P0Config};
 use super::rda_vp::variable_probability;
-use super::sda::{default_window, FlowWindows};
+use super::sda::{check_fair_share, check_window, default_window, FlowWindows};
 use super::{DropReason, PortInfo, QueueDiscipline, QueueNew, Verdict};
 use crate::net::packet::Packet;
+use crate::registry::{check_f64_above, FieldError, Validate};
 use crate::sim::units::Duration;
 use crate::sim::{rng, SimRng, SimTime};
 use serde::{Deserialize, Serialize};
@@ -138,26 +139,16 @@ impl Default for IsdaConfig {
     }
 }
 
-impl IsdaConfig {
-    /// Range checks: `Err((field, expectation))` for the first bad field.
-    pub fn check(&self) -> Result<(), (&'static str, &'static str)> {
-        self.aqm.check()?;
-        self.p0.check()?;
-        if self.window.0 == 0 {
-            return Err(("window", "expected a positive value"));
-        }
-        for (x, f) in [(self.alpha_sta, "alpha_sta"), (self.alpha_lta, "alpha_lta")] {
-            if !(x > 0.0 && x <= 1.0) {
-                return Err((f, "expected a weight in (0, 1]"));
-            }
-        }
-        if !(self.burst_ratio > 0.0) {
-            return Err(("burst_ratio", "expected a positive value"));
-        }
-        if self.fair_share_bps.is_some_and(|b| !(b > 0.0)) {
-            return Err(("fair_share_bps", "expected a positive value"));
-        }
-        Ok(())
+impl Validate for IsdaConfig {
+    fn validate(&self) -> Result<(), FieldError> {
+        self.aqm.validate()?;
+        self.p0.validate()?;
+        check_window(self.window)?;
+        check_f64_above("alpha_sta", self.alpha_sta, 0.0, 1.0)?;
+        check_f64_above("alpha_lta", self.alpha_lta, 0.0, 1.0)?;
+        // Any finite ratio above 0 is a rule; 10^9 only keeps the number finite.
+        check_f64_above("burst_ratio", self.burst_ratio, 0.0, 1e9)?;
+        check_fair_share(self.fair_share_bps)
     }
 }
 
@@ -301,24 +292,7 @@ impl QueueDiscipline for Isda {
         }
         v
     }
-    #[inline]
-    fn dequeue(&mut self, now: SimTime) -> Option<u32> {
-        self.core.dequeue(now)
-    }
-    fn len_pkts(&self) -> u32 {
-        self.core.fifo.len_pkts()
-    }
-    fn len_bytes(&self) -> u64 {
-        self.core.fifo.len_bytes()
-    }
-}
-
-impl crate::registry::Validate for IsdaConfig {
-    fn validate(&self) -> Result<(), crate::registry::FieldError> {
-        super::check_average(self.aqm.min_que_pkts, self.aqm.max_que_pkts, self.aqm.weight, self.aqm.mean_pkt_bytes)?;
-        super::rda_fp::check_drop_policy(&super::QueueConfig::Isda(self.clone())).map_err(|(f, m)| crate::registry::FieldError::new(f, m))?;
-        self.aqm.limit().validate()
-    }
+    delegate_to_core!();
 }
 
 #[cfg(test)]

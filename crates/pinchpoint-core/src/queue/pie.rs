@@ -17,7 +17,8 @@
 //! dequeue, all updates due since the last one are run in order. Between two events the queue
 //! does not change, so this gives exactly what a timer would.
 
-use super::codel::{check_limit, TimedFifo};
+use super::codel::TimedFifo;
+use crate::registry::{FieldError, Validate};
 use super::{BufferLimit, DropReason, PortInfo, QueueDiscipline, QueueNew, Verdict};
 use crate::net::packet::{Ecn, Packet};
 use crate::scenario::units::Duration;
@@ -110,10 +111,10 @@ impl Default for PieConfig {
     }
 }
 
-impl PieConfig {
+impl Validate for PieConfig {
     /// Checks ranges; errors name the field.
-    pub fn validate(&self) -> Result<(), (String, String)> {
-        let e = |f: &str, m: &str| Err((f.to_string(), m.to_string()));
+    fn validate(&self) -> Result<(), FieldError> {
+        let e = |f: &str, m: &str| Err(FieldError::new(f, m));
         if self.target.0 == 0 {
             return e("target", "expected a positive duration");
         }
@@ -135,7 +136,7 @@ impl PieConfig {
         if self.mean_pkt_bytes == 0 {
             return e("mean_pkt_bytes", "expected a positive size");
         }
-        check_limit(&self.limit)
+        self.limit.validate()
     }
 }
 
@@ -475,18 +476,12 @@ mod tests {
 
     #[test]
     fn validation_names_the_offending_field() {
-        let bad = |s: &str| toml::from_str::<PieConfig>(s).unwrap().validate().unwrap_err().0;
+        let bad = |s: &str| toml::from_str::<PieConfig>(s).unwrap().validate().unwrap_err().field;
         assert_eq!(bad("t_update = \"0s\""), "t_update");
         assert_eq!(bad("alpha = -1"), "alpha");
         assert_eq!(bad("mark_threshold = 0.2"), "mark_threshold");
         assert_eq!(bad("ecn = true\nmark_threshold = 2"), "mark_threshold");
         assert_eq!(bad("limit_pkts = 0"), "limit_pkts");
         toml::from_str::<PieConfig>("").unwrap().validate().unwrap();
-    }
-}
-
-impl crate::registry::Validate for PieConfig {
-    fn validate(&self) -> Result<(), crate::registry::FieldError> {
-        PieConfig::validate(self).map_err(|(f, m)| crate::registry::FieldError::new(f, m))
     }
 }

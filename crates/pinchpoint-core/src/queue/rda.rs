@@ -14,9 +14,10 @@
 //! "checks a queue status" read as the current length, threshold MaxQue 25). See
 //! `docs/algorithms/rda.md`.
 
-use super::aqm::{default_mean_pkt, default_min_que, default_weight, exceeds, limit_or_default, QueueAverage};
+use super::aqm::{default_mean_pkt, default_min_que, default_weight, delegate_to_core, exceeds, AqmCore, QueueAverage};
 use super::{BufferLimit, DropReason, Fifo, PortInfo, QueueDiscipline, QueueNew, Verdict};
 use crate::net::packet::Packet;
+use crate::registry::{check_f64, check_f64_above, check_int, FieldError, Validate};
 use crate::sim::{SimRng, SimTime};
 use serde::{Deserialize, Serialize};
 
@@ -65,95 +66,64 @@ impl Default for RdaConfig {
     }
 }
 
-impl RdaConfig {
-    /// Range checks: `Err((field, expectation))` for the first bad field.
-    pub fn check(&self) -> Result<(), (&'static str, &'static str)> {
-        if !(self.threshold_pkts >= 0.0) {
-            return Err(("threshold_pkts", "expected a non-negative number of packets"));
-        }
-        if !(self.weight > 0.0 && self.weight <= 1.0) {
-            return Err(("weight", "expected a weight in (0, 1]"));
-        }
-        if self.mean_pkt_bytes == 0 {
-            return Err(("mean_pkt_bytes", "expected a positive value"));
-        }
-        if self.limit.limit_pkts == Some(0) {
-            return Err(("limit_pkts", "expected at least 1 packet"));
-        }
-        Ok(())
+impl Validate for RdaConfig {
+    /// The checks of [`super::aqm::AqmConfig::validate`], with the one threshold in place of
+    /// MinQue and MaxQue.
+    fn validate(&self) -> Result<(), FieldError> {
+        check_f64("threshold_pkts", self.threshold_pkts, 0.0, 1e9)?;
+        check_f64_above("weight", self.weight, 0.0, 1.0)?;
+        check_int("mean_pkt_bytes", self.mean_pkt_bytes, 1, 1_000_000)?;
+        self.limit.validate()
     }
 }
 
 /// An RDA queue: a FIFO that refuses arrivals while its queue exceeds the threshold.
 #[derive(Debug)]
 pub struct Rda {
-    fifo: Fifo,
-    avg: QueueAverage,
-    threshold_pkts: f64,
+    /// The FIFO, buffer and QueAvg every seed-001 policy shares; its MinQue is RDA's threshold.
+    core: AqmCore,
     measure: QueueMeasure,
-    limit: BufferLimit,
 }
 
 impl QueueNew for Rda {
     type Config = RdaConfig;
     /// Builds an RDA queue from its configuration.
     fn new(cfg: &RdaConfig, port: PortInfo) -> Self {
-        Rda {
+        let core = AqmCore {
             fifo: Fifo::default(),
+            limit: cfg.limit.or_default(),
             avg: QueueAverage::new(cfg.weight, port.rate_bps, cfg.mean_pkt_bytes),
-            threshold_pkts: cfg.threshold_pkts,
-            measure: cfg.measure,
-            limit: limit_or_default(cfg.limit),
-        }
+            min_que: cfg.threshold_pkts,
+            // RDA has no probabilistic band (no MaxQue) and never marks.
+            max_que: f64::INFINITY,
+            ecn: false,
+        };
+        Rda { core, measure: cfg.measure }
     }
 }
 
 impl Rda {
     /// Current QueAvg, packets.
     pub fn avg(&self) -> f64 {
-        self.avg.avg
+        self.core.avg.avg
     }
 }
 
 impl QueueDiscipline for Rda {
     #[inline]
     fn enqueue(&mut self, id: u32, pkt: &mut Packet, now: SimTime, _rng: &mut SimRng) -> Verdict {
-        let avg = self.avg.on_arrival(self.fifo.len_pkts(), now);
+        let avg = self.core.average(now);
         let q = match self.measure {
             QueueMeasure::Average => avg,
-            QueueMeasure::Instantaneous => self.fifo.len_pkts() as f64,
+            QueueMeasure::Instantaneous => self.core.len_pkts() as f64,
         };
         // s3.1: "if the queue exceeds a threshold ... starts dropping incoming traffics".
-        if exceeds(q, self.threshold_pkts) {
+        if exceeds(q, self.core.min_que) {
             return Verdict::Dropped(DropReason::Early);
         }
-        if !self.limit.fits(self.fifo.len_pkts(), self.fifo.len_bytes(), pkt.size_bytes) {
-            return Verdict::Dropped(DropReason::Overflow);
-        }
-        self.fifo.push(id, pkt.size_bytes);
-        Verdict::Queued
+        self.core.admit(id, pkt, None)
     }
-    #[inline]
-    fn dequeue(&mut self, now: SimTime) -> Option<u32> {
-        let id = self.fifo.pop();
-        if self.fifo.is_empty() {
-            self.avg.on_empty(now);
-        }
-        id
-    }
-    fn len_pkts(&self) -> u32 {
-        self.fifo.len_pkts()
-    }
-    fn len_bytes(&self) -> u64 {
-        self.fifo.len_bytes()
-    }
-}
-
-impl crate::registry::Validate for RdaConfig {
-    fn validate(&self) -> Result<(), crate::registry::FieldError> {
-        self.check().map_err(|(f, m)| crate::registry::FieldError::new(f, m))?;
-        self.limit.validate()
-    }
+    delegate_to_core!();
 }
 
 #[cfg(test)]

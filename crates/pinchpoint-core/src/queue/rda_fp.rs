@@ -19,9 +19,10 @@
 //! `mean_pkt_bytes` the port could have sent while idle. The same machinery ([`AqmCore`]) serves
 //! RDA/VP and ISDA.
 
-use super::aqm::{AqmConfig, AqmCore};
+use super::aqm::{delegate_to_core, AqmConfig, AqmCore};
 use super::{PortInfo, QueueDiscipline, QueueNew, Verdict};
 use crate::net::packet::Packet;
+use crate::registry::{check_f64, FieldError, Validate};
 use crate::sim::{SimRng, SimTime};
 use serde::{Deserialize, Serialize};
 
@@ -85,44 +86,13 @@ impl QueueDiscipline for RdaFp {
         let early = self.core.band_decision(avg, self.pa, rng);
         self.core.admit(id, pkt, early)
     }
-    #[inline]
-    fn dequeue(&mut self, now: SimTime) -> Option<u32> {
-        self.core.dequeue(now)
-    }
-    fn len_pkts(&self) -> u32 {
-        self.core.fifo.len_pkts()
-    }
-    fn len_bytes(&self) -> u64 {
-        self.core.fifo.len_bytes()
-    }
+    delegate_to_core!();
 }
 
-/// Range checks for the seed-001 drop policies (`rda`, `rda_fp`, `rda_vp`, `sda`, `isda`), used
-/// by scenario validation: `Err((field, expectation))` for the first bad field, `Ok` for any
-/// other discipline.
-pub fn check_drop_policy(q: &super::QueueConfig) -> Result<(), (&'static str, &'static str)> {
-    use super::QueueConfig as Q;
-    match q {
-        Q::Rda(c) => c.check(),
-        Q::RdaFp(c) => {
-            c.aqm.check()?;
-            if (0.0..=1.0).contains(&c.pa) { Ok(()) } else { Err(("pa", "expected a probability in [0, 1]")) }
-        }
-        Q::RdaVp(c) => {
-            c.aqm.check()?;
-            c.p0.check()
-        }
-        Q::Sda(c) => c.check(),
-        Q::Isda(c) => c.check(),
-        _ => Ok(()),
-    }
-}
-
-impl crate::registry::Validate for RdaFpConfig {
-    fn validate(&self) -> Result<(), crate::registry::FieldError> {
-        super::check_average(self.aqm.min_que_pkts, self.aqm.max_que_pkts, self.aqm.weight, self.aqm.mean_pkt_bytes)?;
-        super::rda_fp::check_drop_policy(&super::QueueConfig::RdaFp(self.clone())).map_err(|(f, m)| crate::registry::FieldError::new(f, m))?;
-        self.aqm.limit().validate()
+impl Validate for RdaFpConfig {
+    fn validate(&self) -> Result<(), FieldError> {
+        self.aqm.validate()?;
+        check_f64("pa", self.pa, 0.0, 1.0)
     }
 }
 
@@ -226,23 +196,6 @@ mod tests {
         }
         assert!(marks > 300 && marks < 500, "marks {marks}");
         assert!(drops > 300 && drops < 500, "drops {drops}");
-    }
-
-    #[test]
-    fn range_checks_name_the_bad_field() {
-        use crate::queue::QueueConfig;
-        let bad = |t: &str| check_drop_policy(&toml::from_str::<QueueConfig>(t).unwrap()).unwrap_err().0;
-        assert_eq!(bad("kind = \"rda_fp\"\npa = 1.5"), "pa");
-        assert_eq!(bad("kind = \"rda_vp\"\nmin_que_pkts = 30"), "max_que_pkts");
-        assert_eq!(bad("kind = \"isda\"\nalpha_lta = 0"), "alpha_lta");
-        assert_eq!(bad("kind = \"sda\"\nwindow = \"0s\""), "window");
-        assert_eq!(bad("kind = \"rda\"\nthreshold_pkts = -1"), "threshold_pkts");
-        assert_eq!(bad("kind = \"sda\"\necn = true"), "ecn");
-        assert_eq!(bad("kind = \"isda\"\nmax_p = 2.0"), "max_p");
-        assert!(check_drop_policy(&toml::from_str::<QueueConfig>("kind = \"isda\"").unwrap()).is_ok());
-        // Shared keys are one flattened level: unknown keys are still refused, by name.
-        assert!(toml::from_str::<QueueConfig>("kind = \"isda\"\nprefiltre = \"red_pd\"").is_err());
-        assert!(toml::from_str::<QueueConfig>("kind = \"isda\"\nprefilter = \"drop_all\"\nlimit_pkts = 50").is_ok());
     }
 
     #[test]

@@ -18,9 +18,10 @@
 //! `docs/algorithms/rda_vp.md`. A plain `max_p` replaces eq. 2 when given (RED as usually
 //! configured).
 
-use super::aqm::{AqmConfig, AqmCore, P0Config};
+use super::aqm::{delegate_to_core, AqmConfig, AqmCore, P0Config};
 use super::{PortInfo, QueueDiscipline, QueueNew, Verdict};
 use crate::net::packet::Packet;
+use crate::registry::{FieldError, Validate};
 use crate::sim::{SimRng, SimTime};
 use serde::{Deserialize, Serialize};
 
@@ -93,23 +94,13 @@ impl QueueDiscipline for RdaVp {
         let early = self.core.band_decision(avg, pa, rng);
         self.core.admit(id, pkt, early)
     }
-    #[inline]
-    fn dequeue(&mut self, now: SimTime) -> Option<u32> {
-        self.core.dequeue(now)
-    }
-    fn len_pkts(&self) -> u32 {
-        self.core.fifo.len_pkts()
-    }
-    fn len_bytes(&self) -> u64 {
-        self.core.fifo.len_bytes()
-    }
+    delegate_to_core!();
 }
 
-impl crate::registry::Validate for RdaVpConfig {
-    fn validate(&self) -> Result<(), crate::registry::FieldError> {
-        super::check_average(self.aqm.min_que_pkts, self.aqm.max_que_pkts, self.aqm.weight, self.aqm.mean_pkt_bytes)?;
-        super::rda_fp::check_drop_policy(&super::QueueConfig::RdaVp(self.clone())).map_err(|(f, m)| crate::registry::FieldError::new(f, m))?;
-        self.aqm.limit().validate()
+impl Validate for RdaVpConfig {
+    fn validate(&self) -> Result<(), FieldError> {
+        self.aqm.validate()?;
+        self.p0.validate()
     }
 }
 

@@ -19,9 +19,9 @@
 //! byte mode: p_a <- p_a size / mean_pkt_bytes                     (1993 s4, ns-2 `bytes_`)
 //! ```
 
-use super::aqm::limit_or_default;
 use super::{BufferLimit, DropReason, PortInfo, QueueDiscipline, QueueNew, Verdict};
 use crate::net::packet::{Ecn, Packet};
+use crate::registry::{FieldError, Validate};
 use crate::scenario::units::Bytes;
 use crate::sim::{rng, SimRng, SimTime, PS_PER_S};
 use serde::{Deserialize, Serialize};
@@ -136,10 +136,10 @@ pub struct Thresholds {
     pub in_bytes: bool,
 }
 
-impl RedConfig {
+impl Validate for RedConfig {
     /// Checks ranges and that the thresholds are given one way; errors name the field.
-    pub fn validate(&self) -> Result<(), (String, String)> {
-        let e = |f: &str, m: &str| Err((f.to_string(), m.to_string()));
+    fn validate(&self) -> Result<(), FieldError> {
+        let e = |f: &str, m: &str| Err(FieldError::new(f, m));
         let pk = (self.min_th_pkts, self.max_th_pkts);
         let by = (self.min_th_bytes, self.max_th_bytes);
         let fr = (self.min_th_fraction, self.max_th_fraction);
@@ -185,18 +185,15 @@ impl RedConfig {
         if self.mean_pkt_bytes == 0 {
             return e("mean_pkt_bytes", "expected a positive size");
         }
-        if self.limit.limit_pkts == Some(0) {
-            return e("limit_pkts", "expected at least 1 packet");
-        }
-        if self.limit.limit_bytes == Some(Bytes(0)) {
-            return e("limit_bytes", "expected at least 1 byte");
-        }
-        Ok(())
+        self.limit.validate()
     }
+}
+
+impl RedConfig {
 
     /// The thresholds in the unit the average measures, after defaults and fractions.
     pub fn thresholds(&self) -> Thresholds {
-        let limit = limit_or_default(self.limit);
+        let limit = self.limit.or_default();
         if let (Some(lo), Some(hi)) = (self.min_th_bytes, self.max_th_bytes) {
             return Thresholds { min: lo.0 as f64, max: hi.0 as f64, in_bytes: true };
         }
@@ -204,7 +201,7 @@ impl RedConfig {
             return match (limit.limit_pkts, limit.limit_bytes) {
                 (Some(n), _) => Thresholds { min: lo * n as f64, max: hi * n as f64, in_bytes: false },
                 (None, Some(b)) => Thresholds { min: lo * b.0 as f64, max: hi * b.0 as f64, in_bytes: true },
-                (None, None) => unreachable!("limit_or_default sets a packet limit"),
+                (None, None) => unreachable!("or_default sets a packet limit"),
             };
         }
         Thresholds {
@@ -291,7 +288,7 @@ impl QueueNew for Red {
         Red {
             items: VecDeque::new(),
             bytes: 0,
-            limit: limit_or_default(cfg.limit),
+            limit: cfg.limit.or_default(),
             th: cfg.thresholds(),
             w_q: cfg.w_q,
             max_p: cfg.max_p,
@@ -608,7 +605,7 @@ mod tests {
 
     #[test]
     fn validation_names_the_offending_field() {
-        let bad = |s: &str| toml::from_str::<RedConfig>(s).unwrap().validate().unwrap_err().0;
+        let bad = |s: &str| toml::from_str::<RedConfig>(s).unwrap().validate().unwrap_err().field;
         assert_eq!(bad("min_th_pkts = 10\nmax_th_pkts = 5"), "max_th_pkts");
         assert_eq!(bad("min_th_pkts = 3\nmin_th_fraction = 0.1\nmax_th_fraction = 0.2"), "min_th_pkts");
         assert_eq!(bad("min_th_bytes = 100"), "max_th_bytes");
@@ -616,11 +613,5 @@ mod tests {
         assert_eq!(bad("max_p = 1.5"), "max_p");
         assert_eq!(bad("min_th_fraction = 0.5\nmax_th_fraction = 1.5"), "max_th_fraction");
         assert_eq!(bad("mean_pkt_bytes = 0"), "mean_pkt_bytes");
-    }
-}
-
-impl crate::registry::Validate for RedConfig {
-    fn validate(&self) -> Result<(), crate::registry::FieldError> {
-        RedConfig::validate(self).map_err(|(f, m)| crate::registry::FieldError::new(f, m))
     }
 }

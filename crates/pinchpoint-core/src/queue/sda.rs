@@ -19,9 +19,10 @@
 //! Windows are closed lazily by the first arrival after their end; per-flow state is a few
 //! vectors indexed by the dense flow index.
 
-use super::aqm::{exceeds, AqmConfig, AqmCore};
+use super::aqm::{delegate_to_core, exceeds, AqmConfig, AqmCore};
 use super::{DropReason, PortInfo, QueueDiscipline, QueueNew, Verdict};
 use crate::net::packet::Packet;
+use crate::registry::{FieldError, Validate};
 use crate::sim::units::Duration;
 use crate::sim::{SimRng, SimTime, PS_PER_S};
 use serde::{Deserialize, Serialize};
@@ -111,20 +112,33 @@ impl Default for SdaConfig {
     }
 }
 
-impl SdaConfig {
-    /// Range checks: `Err((field, expectation))` for the first bad field.
-    pub fn check(&self) -> Result<(), (&'static str, &'static str)> {
-        self.aqm.check()?;
-        if self.window.0 == 0 {
-            return Err(("window", "expected a positive value"));
-        }
-        if self.fair_share_bps.is_some_and(|b| !(b > 0.0)) {
-            return Err(("fair_share_bps", "expected a positive value"));
-        }
+impl Validate for SdaConfig {
+    fn validate(&self) -> Result<(), FieldError> {
+        self.aqm.validate()?;
+        check_window(self.window)?;
+        check_fair_share(self.fair_share_bps)?;
         if self.aqm.ecn {
-            return Err(("ecn", "expected false: SDA only drops by flow and never marks"));
+            return Err(FieldError::new("ecn", "expected false: SDA only drops by flow and never marks"));
         }
         Ok(())
+    }
+}
+
+/// The measurement window of SDA and ISDA must be positive.
+pub(crate) fn check_window(window: Duration) -> Result<(), FieldError> {
+    if window.0 == 0 {
+        return Err(FieldError::new("window", "expected a positive duration, got 0s"));
+    }
+    Ok(())
+}
+
+/// A configured fair share (SDA, ISDA) must be a positive, finite rate.
+pub(crate) fn check_fair_share(fair_share_bps: Option<f64>) -> Result<(), FieldError> {
+    match fair_share_bps {
+        Some(b) if !(b > 0.0 && b.is_finite()) => {
+            Err(FieldError::new("fair_share_bps", format!("expected a positive rate in bit/s, got {b}")))
+        }
+        _ => Ok(()),
     }
 }
 
@@ -194,24 +208,7 @@ impl QueueDiscipline for Sda {
         }
         v
     }
-    #[inline]
-    fn dequeue(&mut self, now: SimTime) -> Option<u32> {
-        self.core.dequeue(now)
-    }
-    fn len_pkts(&self) -> u32 {
-        self.core.fifo.len_pkts()
-    }
-    fn len_bytes(&self) -> u64 {
-        self.core.fifo.len_bytes()
-    }
-}
-
-impl crate::registry::Validate for SdaConfig {
-    fn validate(&self) -> Result<(), crate::registry::FieldError> {
-        super::check_average(self.aqm.min_que_pkts, self.aqm.max_que_pkts, self.aqm.weight, self.aqm.mean_pkt_bytes)?;
-        super::rda_fp::check_drop_policy(&super::QueueConfig::Sda(self.clone())).map_err(|(f, m)| crate::registry::FieldError::new(f, m))?;
-        self.aqm.limit().validate()
-    }
+    delegate_to_core!();
 }
 
 #[cfg(test)]

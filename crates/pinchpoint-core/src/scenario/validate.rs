@@ -32,8 +32,7 @@ fn at(path: &str) -> impl Fn(FieldError) -> Problem + '_ {
 }
 
 fn check_queue(q: &QueueConfig, path: &str) -> Result<(), Problem> {
-    q.validate().map_err(at(path))?;
-    crate::queue::rda_fp::check_drop_policy(q).or_else(|(field, msg)| err(format!("{path}.{field}"), msg))
+    q.validate().map_err(at(path))
 }
 
 /// A rate of at least 1 bit/s (the upper bound is the unit's).
