@@ -315,7 +315,9 @@ impl Simulation {
 
     /// Packet `slot` reached the end of its route. The slot is freed first (the packet's life
     /// in the network ends here), but the transport reads the packet where it lies: nothing is
-    /// stored in the slab until the transport's own packets are sent after the call.
+    /// stored in the slab until the transport's own packets are sent after the call. ECA's load
+    /// report is sent before the transport is called and may take the freed slot, so with ECA
+    /// the transport reads a copy.
     fn deliver(&mut self, slot: u32) {
         self.packets.remove(slot);
         let pkt = self.packets.get(slot);
@@ -324,8 +326,10 @@ impl Simulation {
         if self.flows[f].eca.is_some() {
             let pkt = *pkt;
             self.eca_deliver(f, &pkt);
+            self.with_transport(f, |t, ctx, _| t.on_packet(&pkt, ctx));
+        } else {
+            self.with_transport(f, |t, ctx, slab| t.on_packet(slab.get(slot), ctx));
         }
-        self.with_transport(f, |t, ctx, slab| t.on_packet(slab.get(slot), ctx));
         self.delivered(f, kind);
     }
 
