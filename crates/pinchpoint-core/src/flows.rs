@@ -325,7 +325,7 @@ impl Flow {
     pub fn record_drop(&mut self, kind: PacketKind, sent_at: SimTime) {
         if kind == PacketKind::Data {
             self.stats.data_dropped_pkts += 1;
-            let rtt_ps = self.transport.report().srtt_ps;
+            let rtt_ps = self.transport.srtt_ps();
             self.stats.loss_events.on_loss(sent_at, rtt_ps);
         } else {
             self.stats.rev_dropped_pkts += 1;

@@ -136,9 +136,11 @@ impl Simulation {
             };
             match ev {
                 Event::Arrive { .. } => unreachable!("peek_arrive returns arrivals as Ok"),
-                Event::TxDone { .. } => {
+                Event::TxDone { port } => {
                     self.queue.pop_net_head();
-                    self.dispatch(ev);
+                    if !self.ports[port as usize].tx_done_plain(port, &self.packets, self.now, &mut self.queue) {
+                        self.dispatch(ev);
+                    }
                 }
                 _ => {
                     self.queue.pop();

@@ -241,6 +241,30 @@ impl Port {
         self.start_tx(id, packets, now, env);
     }
 
+    /// The transmitter of a port on the idle fast path (drop-tail, no hooks, not traced or
+    /// captured) finished: sends the next waiting packet without a [`PortEnv`] and returns true.
+    /// False (nothing done) for every other port: the engine calls [`Self::tx_done`].
+    #[inline]
+    pub fn tx_done_plain(&mut self, id: u32, packets: &PacketSlab, now: SimTime, events: &mut EventQueue) -> bool {
+        if self.fast_below_bytes == 0 || self.traced || self.captured {
+            return false;
+        }
+        self.txdone_pending = false;
+        // As `start_tx` with no hooks, no queue actions and no trace: a drop-tail queue only
+        // loses packets by sending them, and `TxDone` was scheduled because packets waited.
+        let Some(slot) = self.queue.dequeue(now) else { return true };
+        let size = packets.get(slot).size_bytes;
+        self.waiting_pkts -= 1;
+        self.waiting_bytes -= size as u64;
+        self.note_occupancy(now);
+        self.put_on_wire(id, slot, size, now, events);
+        if self.waiting_pkts > 0 {
+            self.txdone_pending = true;
+            events.push(self.busy_until, Event::TxDone { port: id });
+        }
+        true
+    }
+
     /// True if the packet now reaching the far end is lost on the wire (counted here).
     #[inline]
     pub fn lost_on_wire(&mut self) -> bool {
@@ -298,13 +322,8 @@ impl Port {
 
     #[inline]
     fn queue_changed(&mut self, id: u32, now: SimTime, trace: &mut QueueTrace) {
-        let qp = self.waiting_pkts;
-        let qb = self.waiting_bytes;
-        debug_assert_eq!((qp, qb), (self.queue.len_pkts(), self.queue.len_bytes()), "port {}", self.name);
-        self.stats.set_occupancy(now, qp, qb);
-        if qp > self.stats.max_queue_pkts {
-            self.stats.max_queue_pkts = qp;
-        }
+        let (qp, qb) = (self.waiting_pkts, self.waiting_bytes);
+        self.note_occupancy(now);
         if !self.hooks.is_empty() {
             let v = self.view(now);
             for h in self.hooks.iter_mut() {
@@ -316,6 +335,18 @@ impl Port {
             trace.port.push(id);
             trace.queue_pkts.push(qp);
             trace.queue_bytes.push(qb);
+        }
+    }
+
+    /// The occupancy statistics after a change of the queue at `now`.
+    #[inline]
+    fn note_occupancy(&mut self, now: SimTime) {
+        let qp = self.waiting_pkts;
+        let qb = self.waiting_bytes;
+        debug_assert_eq!((qp, qb), (self.queue.len_pkts(), self.queue.len_bytes()), "port {}", self.name);
+        self.stats.set_occupancy(now, qp, qb);
+        if qp > self.stats.max_queue_pkts {
+            self.stats.max_queue_pkts = qp;
         }
     }
 

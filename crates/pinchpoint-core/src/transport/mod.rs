@@ -134,6 +134,11 @@ pub trait Transport {
     fn is_finite(&self) -> bool;
     /// Current counters and state.
     fn report(&self) -> TransportReport;
+    /// The smoothed RTT as `report()` gives it, ps. A flow reads it on every dropped data
+    /// packet (loss intervals), so transports whose report is costly to build override it.
+    fn srtt_ps(&self) -> SimTime {
+        self.report().srtt_ps
+    }
 }
 
 /// A built transport (closed set; one variant per transport family).
@@ -223,6 +228,14 @@ impl Transport for AnyTransport {
             AnyTransport::Trump(t) => t.report(),
             AnyTransport::Tfrc(t) => t.report(),
             AnyTransport::TcpPending(p) => p.report(),
+        }
+    }
+    #[inline]
+    fn srtt_ps(&self) -> SimTime {
+        match self {
+            // Read directly: building the whole report touches the sender's cold counters.
+            AnyTransport::Tcp(t) => t.sender.srtt_ps(),
+            other => other.report().srtt_ps,
         }
     }
 }
