@@ -52,6 +52,16 @@ def _cbr_row(name: str, v: dict[str, Any], scale: float) -> dict[str, Any]:
             "flows": len(v["halving"]), "timeouts": v["timeouts"], "late_loss_event_pct": late * 100}
 
 
+def _save(fig, out_dir: Path, name: str) -> str:
+    """Lays out, writes and closes one figure of the report; returns its file name."""
+    import matplotlib.pyplot as plt
+
+    fig.tight_layout()
+    fig.savefig(out_dir / name, dpi=110)
+    plt.close(fig)
+    return name
+
+
 def _plots(cbr: dict[str, Any], flash: dict[str, Any], square: dict[str, list[dict[str, float]]],
            compat: dict[str, list[dict[str, float]]], out_dir: Path,
            bernoulli: dict[str, list[dict[str, float]]] | None = None) -> list[str]:
@@ -72,10 +82,7 @@ def _plots(cbr: dict[str, Any], flash: dict[str, Any], square: dict[str, list[di
         ax2.set_xlabel("time (s)")
         ax.set_title("Loss over time, 15 long-lived flows, CBR on 0-100 s and from 150 s (cf. fig. 6)")
         ax.legend(fontsize=8)
-        fig.tight_layout()
-        fig.savefig(out_dir / "fig06_loss_rate.png", dpi=110)
-        plt.close(fig)
-        names.append("fig06_loss_rate.png")
+        names.append(_save(fig, out_dir, "fig06_loss_rate.png"))
     if flash:
         n = len(flash)
         cols = 2
@@ -92,10 +99,7 @@ def _plots(cbr: dict[str, Any], flash: dict[str, Any], square: dict[str, list[di
         fig.supxlabel("time (s)")
         fig.supylabel("aggregate throughput (Mbit/s)")
         fig.suptitle("Flash crowd of short TCP flows from t = 20 s (cf. figs 7-14)")
-        fig.tight_layout()
-        fig.savefig(out_dir / "fig07_14_flash_crowd.png", dpi=110)
-        plt.close(fig)
-        names.append("fig07_14_flash_crowd.png")
+        names.append(_save(fig, out_dir, "fig07_14_flash_crowd.png"))
     if square:
         fig, axes = plt.subplots(1, len(square), figsize=(4.5 * len(square), 3.6), sharey=True, squeeze=False)
         for ax, (label, rows_) in zip(axes[0], square.items(), strict=True):
@@ -108,10 +112,7 @@ def _plots(cbr: dict[str, Any], flash: dict[str, Any], square: dict[str, list[di
             ax.legend(fontsize=8)
         axes[0][0].set_ylabel("throughput / fair share")
         fig.suptitle("Square-wave bandwidth, CBR takes 10 of 15 Mbit/s half the time (cf. figs 17-19)")
-        fig.tight_layout()
-        fig.savefig(out_dir / "fig17_19_square_wave.png", dpi=110)
-        plt.close(fig)
-        names.append("fig17_19_square_wave.png")
+        names.append(_save(fig, out_dir, "fig17_19_square_wave.png"))
     if compat:
         fig, ax = plt.subplots(figsize=(7, 4.2))
         for label, rows_ in compat.items():
@@ -124,10 +125,7 @@ def _plots(cbr: dict[str, Any], flash: dict[str, Any], square: dict[str, list[di
         ax.set_ylabel("throughput / TCP equation")
         ax.set_title("TCP-compatibility against the TCP equation (t_RTO = 4R)")
         ax.legend(fontsize=7)
-        fig.tight_layout()
-        fig.savefig(out_dir / "compat_equation.png", dpi=110)
-        plt.close(fig)
-        names.append("compat_equation.png")
+        names.append(_save(fig, out_dir, "compat_equation.png"))
     if bernoulli:
         fig, (ax, ax2) = plt.subplots(1, 2, figsize=(12, 4.2), sharex=True)
         tcp = pd.DataFrame(bernoulli.get("TCP(1/2)", [])).set_index("p") if "TCP(1/2)" in bernoulli else None
@@ -144,10 +142,7 @@ def _plots(cbr: dict[str, Any], flash: dict[str, Any], square: dict[str, list[di
         ax2.set_ylabel("throughput / TCP(1/2) at the same p")
         ax.legend(fontsize=7)
         fig.suptitle("TCP-compatibility: one flow alone, random loss, 100 Mbit/s, 50 ms RTT")
-        fig.tight_layout()
-        fig.savefig(out_dir / "compat_bernoulli.png", dpi=110)
-        plt.close(fig)
-        names.append("compat_bernoulli.png")
+        names.append(_save(fig, out_dir, "compat_bernoulli.png"))
     return names
 
 
