@@ -77,3 +77,50 @@ def test_html_report_renders_the_markdown_with_embedded_figures(tmp_path):
     assert 'src="data:image/png;base64,' in page and "<li>two</li>" in page
     idx = report.write_index(tmp_path, {"tiny": tmp_path / "report.html"}, {"tiny": "a test"})
     assert 'href="report.html"' in idx.read_text()
+
+
+def test_save_figure_lays_out_writes_and_closes_a_pyplot_figure(tmp_path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from pinchpoint.plots import save_figure
+
+    fig, ax = plt.subplots(figsize=(2, 1))
+    ax.plot([0, 1], [0, 1])
+    out = save_figure(fig, tmp_path / "line.png", dpi=50)
+    assert out == tmp_path / "line.png"
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    # 2 x 1 inches at 50 dpi: the per-call resolution reached the file (IHDR width and height).
+    head = out.read_bytes()[16:24]
+    assert (int.from_bytes(head[:4], "big"), int.from_bytes(head[4:], "big")) == (100, 50)
+    assert not plt.fignum_exists(fig.number), "the figure is still open in pyplot"
+    assert [p.name for p in tmp_path.iterdir()] == ["line.png"]
+
+
+def test_save_figure_leaves_no_partial_file_when_writing_fails_and_keeps_the_old_one(tmp_path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from pinchpoint.plots import save_figure
+
+    target = tmp_path / "fig.png"
+    target.write_bytes(b"previous figure")
+    fig, ax = plt.subplots(figsize=(2, 1))
+    ax.plot([0, 1], [0, 1])
+
+    def fail_midway(*args, **kwargs):
+        # Write part of a file under the name savefig was given, then fail, as a full disk would.
+        with open(args[0], "wb") as f:
+            f.write(b"\x89PNG partial")
+        raise OSError("disk full")
+
+    fig.savefig = fail_midway
+    with pytest.raises(OSError, match="disk full"):
+        save_figure(fig, target)
+    assert target.read_bytes() == b"previous figure"
+    assert [p.name for p in tmp_path.iterdir()] == ["fig.png"], "a temporary file was left behind"
+    assert not plt.fignum_exists(fig.number), "a failed write must still close the figure"

@@ -135,3 +135,19 @@ def write_dir(out_dir: str | Path, fill: Callable[[Path], None]) -> Path:
                 _OWN_TEMPS.discard(p)
         raise
     return out
+
+
+def write_file(path: str | Path, fill: Callable[[Path], None]) -> Path:
+    """Creates the file ``path`` from what ``fill(tmp)`` writes to a sibling ``.NAME.tmp-PID-X``,
+    renamed over ``path`` in one step once ``fill`` returns: a reader sees the previous file or
+    the new one, never a partial one. If ``fill`` raises, the sibling is deleted and ``path`` is
+    left as it was."""
+    out = Path(path)
+    tmp = _name(out, "tmp")
+    try:
+        fill(tmp)
+        os.replace(tmp, out)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return out

@@ -53,14 +53,35 @@ def new_figure(figsize=(7, 3.2)):
     return Figure(figsize=figsize)
 
 
-def save_figure(fig, path: Path, dpi: int = 200) -> Path:
-    """Writes a figure through the Agg canvas (vector formats by their own backends), without
-    changing the current backend."""
+def save_figure(fig, path: str | Path, dpi: int = 110, *, layout: bool = True, close: bool = True) -> Path:
+    """Writes ``fig`` to ``path`` (format from its suffix) and returns ``path``: the one way every
+    figure of the package and its reproductions is saved.
+
+    ``layout`` runs ``tight_layout`` first; ``dpi`` is the resolution of raster formats (110 by
+    default, the screen figures'; a caller passes its own); ``close`` closes the figure afterwards
+    (a pyplot figure leaves pyplot's list, so a loop of reports does not keep every figure
+    alive), also when writing fails. The file is written whole or not at all
+    (:func:`pinchpoint.atomic.write_file`: a sibling temporary file renamed over ``path``), so
+    an interrupted report never leaves a truncated PNG under the real name. Drawn through the
+    Agg canvas (vector formats by their own backends) without changing the current backend."""
+    import matplotlib
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-    if fig.canvas is None or type(fig.canvas).__name__ == "FigureCanvasBase":
-        FigureCanvasAgg(fig)
-    fig.savefig(path, dpi=dpi)
+    from .atomic import write_file
+
+    path = Path(path)
+    try:
+        if fig.canvas is None or type(fig.canvas).__name__ == "FigureCanvasBase":
+            FigureCanvasAgg(fig)
+        if layout:
+            fig.tight_layout()
+        fmt = path.suffix.lstrip(".").lower() or matplotlib.rcParams["savefig.format"]
+        write_file(path, lambda tmp: fig.savefig(tmp, dpi=dpi, format=fmt))
+    finally:
+        if close and "matplotlib.pyplot" in sys.modules:
+            import matplotlib.pyplot as plt
+
+            plt.close(fig)
     return path
 
 
@@ -201,10 +222,9 @@ class Plotter:
                 except ValueError as e:
                     warnings.warn(f"{name} figure skipped: {e}", stacklevel=2)
                     continue
-                if style == "screen":
-                    fig.tight_layout()
                 for f in formats:
-                    written.append(save_figure(fig, out / f"{name}.{f}", dpi=300 if style == "paper" else 110))
+                    written.append(save_figure(fig, out / f"{name}.{f}", dpi=300 if style == "paper" else 110,
+                                               layout=style == "screen", close=False))
         return written
 
 

@@ -16,6 +16,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
 import pinchpoint as pp
+from pinchpoint.plots import save_figure
 
 HERE = Path(__file__).resolve().parent
 RATE_BPS = 10e6
@@ -55,9 +56,7 @@ def delay_figure(name: str, queue: str, target_ms: float, title: str) -> None:
     ax.set(xlabel="time (s)", ylabel="queue delay (ms)", ylim=(0, max(4 * target_ms, 20)))
     ax.set_title(f"{title}: bottleneck queue delay (time mean {mean_ms:.1f} ms)", fontsize=8)
     ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(HERE / f"{name}.png", dpi=90)
-    plt.close(fig)
+    save_figure(fig, HERE / f"{name}.png", dpi=90)
 
 
 def main() -> None:
@@ -69,9 +68,7 @@ def main() -> None:
         ax.axhline(th, color="k", ls=":", lw=0.8)
     ax.set(xlabel="time (s)", ylabel="queue (packets)")
     ax.set_title(f"RED defaults (5/15 packets), 4 TCP flows: time-mean queue {r.port(PORT)['queue_pkts_mean']:.1f} packets", fontsize=8)
-    fig.tight_layout()
-    fig.savefig(HERE / "red.png", dpi=90)
-    plt.close(fig)
+    save_figure(fig, HERE / "red.png", dpi=90)
 
     delay_figure("codel", '{ kind = "codel" }', 5, "CoDel, 4 TCP flows")
     delay_figure("pie", '{ kind = "pie" }', 15, "PIE, 4 TCP flows")
@@ -91,9 +88,7 @@ def main() -> None:
     ax.set_xticks([0, 1], labels, fontsize=8)
     ax.set_ylabel("goodput (Mbit/s)", fontsize=8)
     ax.set_title("TCP (blue) beside a 15 Mbit/s CBR flood (grey) on 10 Mbit/s; dotted: fair share", fontsize=8)
-    fig.tight_layout()
-    fig.savefig(HERE / "fq_codel.png", dpi=90)
-    plt.close(fig)
+    save_figure(fig, HERE / "fq_codel.png", dpi=90)
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 
+from pinchpoint.plots import save_figure
 from pinchpoint.reproduce import isda as rep
 from pinchpoint.stats import time_weighted_mean
 
@@ -33,9 +34,7 @@ def main() -> None:
     ax.set_ylabel("Mbit/s", fontsize=8)
     ax.set_title("Seed 001 s4.1, TCP (S1-S9) + UDP 1/2/3 Mbit/s (S10-S12), 400 s", fontsize=8)
     ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(HERE / "isda.png", dpi=90)
-    plt.close(fig)
+    save_figure(fig, HERE / "isda.png", dpi=90)
     # rda_vp.png: queue at node1 with TCP only, first 40 s (Figure 5).
     r = rep.run("tcp", "rda_vp", 40.0)
     q = r["queue"]
@@ -46,9 +45,7 @@ def main() -> None:
     ax.set_xlabel("time (s)", fontsize=8)
     ax.set_ylabel("queue (packets)", fontsize=8)
     ax.set_title(f"RDA/VP, 9 TCP flows: queue at node1 (mean after 10 s: {time_weighted_mean(q[:, 0], q[:, 1], 10, 40):.1f})", fontsize=8)
-    fig.tight_layout()
-    fig.savefig(HERE / "rda_vp.png", dpi=90)
-    plt.close(fig)
+    save_figure(fig, HERE / "rda_vp.png", dpi=90)
 
 
 if __name__ == "__main__":

@@ -191,6 +191,7 @@ def plot_cwnd(path: Path, png: Path) -> dict:
     import matplotlib.pyplot as plt
 
     from .. import api
+    from ..plots import save_figure
 
     c = compare(path)
     series = api.run(path).flow_series.to_pandas()
@@ -206,8 +207,7 @@ def plot_cwnd(path: Path, png: Path) -> dict:
         ax.set_ylabel("cwnd (segments)")
         ax.legend(fontsize=7, loc="upper right")
     axes[1].set_xlabel("time (s)")
-    fig.tight_layout()
-    fig.savefig(png, dpi=110)
+    save_figure(fig, png)
     return c
 
 

@@ -55,6 +55,7 @@ def docs_figures(out_dir: Path) -> list[Path]:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from ...plots import save_figure
     from .. import scenarios_dir
 
     out_dir = Path(out_dir)
@@ -67,10 +68,8 @@ def docs_figures(out_dir: Path) -> list[Path]:
     ax[0].set(ylabel="credit W (TPDUs)", title="ATN credit windows, WP/267 exercise 1 (specified)")
     ax[1].set(ylabel="received (KB)", xlabel="time (s)")
     ax[0].legend(fontsize=6, ncol=6)
-    fig.tight_layout()
     p1 = out_dir / "atn_credit_exercise1.png"
-    fig.savefig(p1, dpi=70)
-    plt.close(fig)
+    save_figure(fig, p1, dpi=70)
 
     fig, ax = plt.subplots(2, 1, figsize=(7, 5), sharex=True)
     q = run.qt[run.qt["port"] == PINCH]
@@ -86,10 +85,8 @@ def docs_figures(out_dir: Path) -> list[Path]:
     ce, _ = np.histogram(pk["t_s"][pk["ce"]], bins=edges)
     ax[1].plot(edges[:-1] + 0.5, np.where(tot > 0, ce / np.maximum(tot, 1), np.nan), lw=1)
     ax[1].set(ylabel="CE fraction of data packets", xlabel="time (s)", ylim=(-0.05, 1.05))
-    fig.tight_layout()
     p2 = out_dir / "decbit_exercise1.png"
-    fig.savefig(p2, dpi=70)
-    plt.close(fig)
+    save_figure(fig, p2, dpi=70)
     return [p1, p2]
 
 

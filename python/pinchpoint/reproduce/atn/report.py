@@ -85,6 +85,8 @@ def _figure(run: Run, title: str, path: Path, ports: list[str]) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from ...plots import save_figure
+
     fig, ax = plt.subplots(2, 2, figsize=(11, 7))
     fs = run.fs
     color = {name: f"C{i % 10}" for i, name in enumerate(run.flows.index)}
@@ -115,9 +117,7 @@ def _figure(run: Run, title: str, path: Path, ports: list[str]) -> None:
         if a.get_legend_handles_labels()[0]:
             a.legend(fontsize=6, loc="best", markerscale=4)
     fig.suptitle(title)
-    fig.tight_layout()
-    fig.savefig(path, dpi=80)
-    plt.close(fig)
+    save_figure(fig, path, dpi=80)
 
 
 def _ex3_figure(runs: dict[str, Run], path: Path) -> None:
@@ -125,6 +125,8 @@ def _ex3_figure(runs: dict[str, Run], path: Path) -> None:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
+    from ...plots import save_figure
 
     fig, ax = plt.subplots(figsize=(7, 4.5))
     kb = [s / KB for s in EX3_SIZES]
@@ -136,9 +138,7 @@ def _ex3_figure(runs: dict[str, Run], path: Path) -> None:
     ax.set(xscale="log", yscale="log", xlabel="file size (KB of 1000 bytes)", ylabel="total transfer time (s)",
            title="Exercise 3: transfer time vs file size (table 4-7)")
     ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=80)
-    plt.close(fig)
+    save_figure(fig, path, dpi=80)
 
 
 def _ratio_figure(dists: dict[str, dict[str, Any]], path: Path) -> None:
@@ -146,6 +146,8 @@ def _ratio_figure(dists: dict[str, dict[str, Any]], path: Path) -> None:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
+    from ...plots import save_figure
 
     fig, ax = plt.subplots(figsize=(8, 0.45 * len(dists) + 1.5))
     for i, (label, d) in enumerate(dists.items()):
@@ -155,9 +157,7 @@ def _ratio_figure(dists: dict[str, dict[str, Any]], path: Path) -> None:
     ax.axvline(1.0, color="grey", lw=0.6)
     ax.set(xscale="log", xlabel="t2 / t1 transfer time (one dot per timing perturbation; | = median)",
            title="Exercises 4 and 5: outcome over sub-millisecond timing perturbations")
-    fig.tight_layout()
-    fig.savefig(path, dpi=80)
-    plt.close(fig)
+    save_figure(fig, path, dpi=80)
 
 
 # --------------------------------------------------------------------------------------------

@@ -77,6 +77,8 @@ def _plots(rows: list[dict[str, Any]], hist: dict[str, dict[str, Any]], values: 
     import matplotlib.pyplot as plt
     import numpy as np
 
+    from ...plots import save_figure
+
     names = []
     variants = [v for v in pl.VARIANTS if any(r["variant"] == v for r in rows)]
     colours = plt.cm.viridis(np.linspace(0.15, 0.9, 5))
@@ -108,8 +110,7 @@ def _plots(rows: list[dict[str, Any]], hist: dict[str, dict[str, Any]], values: 
         fig.suptitle(f"Fig. 5 ({LABEL[v]}): % of link per flow (plain: horizontal 1-5 up; hatched: vertical 1-5 down)",
                      fontsize=8)
         name = f"fig5_{v}.png"
-        fig.savefig(out_dir / name, dpi=90)
-        plt.close(fig)
+        save_figure(fig, out_dir / name, dpi=90, layout=False)
         names.append(name)
     # Figure 6: utilisation and CoV of 100 ms rates as heatmaps.
     for metric, title in [("utilisation", "utilisation of the router links"), ("cov", "CoV of 100 ms flow rates")]:
@@ -132,10 +133,8 @@ def _plots(rows: list[dict[str, Any]], hist: dict[str, dict[str, Any]], values: 
                     ax.text(j, i, f"{val:.2f}", ha="center", va="center", fontsize=5, color="w")
             fig.colorbar(im, ax=ax, shrink=0.7)
         fig.suptitle(f"Fig. 6: {title}", fontsize=9)
-        fig.tight_layout()
         name = f"fig6_{metric}.png"
-        fig.savefig(out_dir / name, dpi=90)
-        plt.close(fig)
+        save_figure(fig, out_dir / name, dpi=90)
         names.append(name)
     # Figure 7: delay histograms.
     if hist:
@@ -151,9 +150,7 @@ def _plots(rows: list[dict[str, Any]], hist: dict[str, dict[str, Any]], values: 
             ax.set_xlabel("end-to-end delay, ms", fontsize=7)
             ax.legend(fontsize=6)
         fig.suptitle("Fig. 7: per-packet end-to-end delay, 10 Mbit/s, 10 ms, 500-packet queues", fontsize=9)
-        fig.tight_layout()
-        fig.savefig(out_dir / "fig7_delay.png", dpi=90)
-        plt.close(fig)
+        save_figure(fig, out_dir / "fig7_delay.png", dpi=90)
         names.append("fig7_delay.png")
     return names
 

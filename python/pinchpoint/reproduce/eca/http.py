@@ -123,6 +123,8 @@ def plot(results: dict[str, dict[str, Any]], path: Any) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from ...plots import save_figure
+
     names = list(results)
     fig, axes = plt.subplots(2, len(names), figsize=(3.2 * len(names), 6), sharex="row", sharey="row")
     for j, n in enumerate(names):
@@ -137,9 +139,7 @@ def plot(results: dict[str, dict[str, Any]], path: Any) -> None:
         axes[0, j].set_title(LABEL[n], fontsize=9)
     axes[0, 0].set_ylabel("response time (s)")
     axes[1, 0].set_ylabel("response time (s)")
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
+    save_figure(fig, path, dpi=100)
 
 
 def claims(r: dict[str, dict[str, Any]]) -> list[tuple[str, str, bool]]:

@@ -207,6 +207,8 @@ def plot(results: dict[str, dict[str, Any]], path: Any) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from ...plots import save_figure
+
     names = list(results)
     fig, axes = plt.subplots(len(names), 1, figsize=(8, 2.0 * len(names)), sharex=True)
     for ax, n in zip(axes, names):
@@ -218,9 +220,7 @@ def plot(results: dict[str, dict[str, Any]], path: Any) -> None:
         ax.set_title(LABEL.get(n, n), fontsize=9)
         ax.legend(loc="upper left", fontsize=7, ncol=len(cols))
     axes[-1].set_xlabel("time (s)")
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
+    save_figure(fig, path, dpi=100)
 
 
 def claims(results: dict[str, dict[str, Any]]) -> list[tuple[str, str, bool]]:

@@ -133,6 +133,8 @@ def _plots(results: dict[tuple[str, str], dict[str, Any]], out_dir: Path, dpi: i
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from ...plots import save_figure
+
     names = []
     # Figures 5-10: queue at node1, every mix and policy: the raw trace over the first ZOOM_S
     # seconds with QueAvg on top (the transient the paper describes), then 1 s time-weighted means.
@@ -167,9 +169,7 @@ def _plots(results: dict[tuple[str, str], dict[str, Any]], out_dir: Path, dpi: i
         what = f"every change, first {ZOOM_S:.0f} s" if zoom else f"{BIN_S:.0f} s time-weighted means"
         fig.suptitle(f"Queue at node1 -> node2 (blue) and QueAvg (red), {what}; MinQue 10, MaxQue 25 dotted, "
                      "the paper's 11 dashed; cf. Figures 5-10")
-        fig.tight_layout()
-        fig.savefig(out_dir / fname, dpi=dpi)
-        plt.close(fig)
+        save_figure(fig, out_dir / fname, dpi=dpi)
         names.append(fname)
 
     # Figures 11-12: per-connection throughput over time, mixed traffic.
@@ -185,9 +185,7 @@ def _plots(results: dict[tuple[str, str], dict[str, Any]], out_dir: Path, dpi: i
         ax.set_xlabel("time (s)")
     axes[0].set_ylabel("Mbit/s")
     axes[1].legend(ncol=2, fontsize=7, loc="upper right")
-    fig.tight_layout()
-    fig.savefig(out_dir / "throughput_mixed.png", dpi=dpi)
-    plt.close(fig)
+    save_figure(fig, out_dir / "throughput_mixed.png", dpi=dpi)
     names.append("throughput_mixed.png")
 
     # Figure 13: average throughput per connection per policy, mixed traffic.
@@ -204,9 +202,7 @@ def _plots(results: dict[tuple[str, str], dict[str, Any]], out_dir: Path, dpi: i
     ax.set_ylabel("average throughput (Mbit/s)")
     ax.set_title("Average throughput per connection, TCP + UDP (cf. Figure 13)")
     ax.legend(ncol=3, fontsize=8)
-    fig.tight_layout()
-    fig.savefig(out_dir / "avg_throughput_mixed.png", dpi=dpi)
-    plt.close(fig)
+    save_figure(fig, out_dir / "avg_throughput_mixed.png", dpi=dpi)
     names.append("avg_throughput_mixed.png")
     return names
 

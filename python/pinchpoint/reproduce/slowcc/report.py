@@ -52,16 +52,6 @@ def _cbr_row(name: str, v: dict[str, Any], scale: float) -> dict[str, Any]:
             "flows": len(v["halving"]), "timeouts": v["timeouts"], "late_loss_event_pct": late * 100}
 
 
-def _save(fig, out_dir: Path, name: str) -> str:
-    """Lays out, writes and closes one figure of the report; returns its file name."""
-    import matplotlib.pyplot as plt
-
-    fig.tight_layout()
-    fig.savefig(out_dir / name, dpi=110)
-    plt.close(fig)
-    return name
-
-
 def _plots(cbr: dict[str, Any], flash: dict[str, Any], square: dict[str, list[dict[str, float]]],
            compat: dict[str, list[dict[str, float]]], out_dir: Path,
            bernoulli: dict[str, list[dict[str, float]]] | None = None) -> list[str]:
@@ -69,6 +59,8 @@ def _plots(cbr: dict[str, Any], flash: dict[str, Any], square: dict[str, list[di
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
+    from ...plots import save_figure
 
     names = []
     if cbr:
@@ -82,7 +74,7 @@ def _plots(cbr: dict[str, Any], flash: dict[str, Any], square: dict[str, list[di
         ax2.set_xlabel("time (s)")
         ax.set_title("Loss over time, 15 long-lived flows, CBR on 0-100 s and from 150 s (cf. fig. 6)")
         ax.legend(fontsize=8)
-        names.append(_save(fig, out_dir, "fig06_loss_rate.png"))
+        names.append(save_figure(fig, out_dir / "fig06_loss_rate.png").name)
     if flash:
         n = len(flash)
         cols = 2
@@ -99,7 +91,7 @@ def _plots(cbr: dict[str, Any], flash: dict[str, Any], square: dict[str, list[di
         fig.supxlabel("time (s)")
         fig.supylabel("aggregate throughput (Mbit/s)")
         fig.suptitle("Flash crowd of short TCP flows from t = 20 s (cf. figs 7-14)")
-        names.append(_save(fig, out_dir, "fig07_14_flash_crowd.png"))
+        names.append(save_figure(fig, out_dir / "fig07_14_flash_crowd.png").name)
     if square:
         fig, axes = plt.subplots(1, len(square), figsize=(4.5 * len(square), 3.6), sharey=True, squeeze=False)
         for ax, (label, rows_) in zip(axes[0], square.items(), strict=True):
@@ -112,7 +104,7 @@ def _plots(cbr: dict[str, Any], flash: dict[str, Any], square: dict[str, list[di
             ax.legend(fontsize=8)
         axes[0][0].set_ylabel("throughput / fair share")
         fig.suptitle("Square-wave bandwidth, CBR takes 10 of 15 Mbit/s half the time (cf. figs 17-19)")
-        names.append(_save(fig, out_dir, "fig17_19_square_wave.png"))
+        names.append(save_figure(fig, out_dir / "fig17_19_square_wave.png").name)
     if compat:
         fig, ax = plt.subplots(figsize=(7, 4.2))
         for label, rows_ in compat.items():
@@ -125,7 +117,7 @@ def _plots(cbr: dict[str, Any], flash: dict[str, Any], square: dict[str, list[di
         ax.set_ylabel("throughput / TCP equation")
         ax.set_title("TCP-compatibility against the TCP equation (t_RTO = 4R)")
         ax.legend(fontsize=7)
-        names.append(_save(fig, out_dir, "compat_equation.png"))
+        names.append(save_figure(fig, out_dir / "compat_equation.png").name)
     if bernoulli:
         fig, (ax, ax2) = plt.subplots(1, 2, figsize=(12, 4.2), sharex=True)
         tcp = pd.DataFrame(bernoulli.get("TCP(1/2)", [])).set_index("p") if "TCP(1/2)" in bernoulli else None
@@ -142,7 +134,7 @@ def _plots(cbr: dict[str, Any], flash: dict[str, Any], square: dict[str, list[di
         ax2.set_ylabel("throughput / TCP(1/2) at the same p")
         ax.legend(fontsize=7)
         fig.suptitle("TCP-compatibility: one flow alone, random loss, 100 Mbit/s, 50 ms RTT")
-        names.append(_save(fig, out_dir, "compat_bernoulli.png"))
+        names.append(save_figure(fig, out_dir / "compat_bernoulli.png").name)
     return names
 
 

@@ -174,6 +174,7 @@ def rates_figure(res: Any, sid: str, path: Path, png: Path) -> None:
     import matplotlib.pyplot as plt
 
     from ...optimum import maxmin
+    from ...plots import save_figure
 
     fs = res.flow_series.to_pandas()
     fig, ax = plt.subplots(figsize=(8, 4))
@@ -187,9 +188,7 @@ def rates_figure(res: Any, sid: str, path: Path, png: Path) -> None:
     ax.set_ylabel("rate (bit/s)")
     ax.set_title(f"{sid}: rates returned by RBCC (lines) and max-min optimum (dotted)")
     ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(png, dpi=110)
-    plt.close(fig)
+    save_figure(fig, png)
 
 
 def run_section(res: Any, sid: str, variant: str, out_dir: Path) -> list[str]:
