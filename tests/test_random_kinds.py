@@ -1,9 +1,11 @@
-"""Which kinds draw random numbers is declared once, beside each config in its Rust file, and read
-through the schema (pinchpoint.registry.random_kinds); the sweep's replication check walks a
-scenario along the schema to find them (issue 9: adding a kind touches no list in Python).
+"""Which parts of a scenario draw random numbers is decided by each part's settings, in the engine
+(``scenario::random_parts``, read through :func:`pinchpoint.random_parts`): the sweep's
+replication check and ``pinchpoint validate`` use it.
 
-The declarations are checked against behaviour: a kind marked random gives different runs for
-two seeds in a small congested network, an unmarked one identical runs."""
+The answers are checked against behaviour: for every kind in the registry (so a new kind cannot
+be forgotten), and for the settings that decide (``on_off``'s periods, a flash crowd's spacing, a
+loss probability of 0), a part reported random gives different runs for two seeds in a small
+congested network, and a scenario reported deterministic gives identical runs."""
 
 import json
 import re
@@ -13,7 +15,7 @@ import pytest
 
 import pinchpoint as pp
 from pinchpoint import _native
-from pinchpoint.registry import kinds, random_components, random_kinds
+from pinchpoint.registry import kinds
 from pinchpoint.sweep import seed_sources
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -87,36 +89,74 @@ def _fingerprint(s: pp.Scenario) -> str:
 
 CASES = [(f, k) for f, names in kinds().items() for k in names]
 
+#: The settings that decide whether a kind draws, beside its table in PARAMS: (family, kind,
+#: label, settings replacing PARAMS', whether the part then draws).
+SETTINGS = [
+    ("workload", "on_off", "fixed periods", {"rate": "4Mbps", "packet_size": 1000, "on": "100ms", "off": "100ms",
+                                             "distribution": "fixed"}, False),
+    ("arrival", "flash_crowd", "even spacing, fixed sizes",
+     pp.flash_crowd(50, 50.0, "0.5s", pp.size("fixed", pkts=10), spacing="even"), False),
+    ("arrival", "flash_crowd", "even spacing, exponential sizes",
+     pp.flash_crowd(50, 50.0, "0.5s", pp.size("exponential", mean_pkts=10), spacing="even"), True),
+    ("loss", "bernoulli", "p = 0", {"p": 0.0}, False),
+    ("queue", "rda_fp", "pa = 1", {"min_que_pkts": 5, "max_que_pkts": 15, "pa": 1.0}, False),
+]
+
+
+def _check(s1: pp.Scenario, s2: pp.Scenario, family: str, kind: str) -> bool:
+    """Asserts that the engine's answer matches the runs; returns whether the part draws."""
+    parts = pp.random_parts(s1)
+    assert all(kind in p for p in parts), f"{family} `{kind}`: the base scenario should draw nothing, got {parts}"
+    a, b = _fingerprint(s1), _fingerprint(s2)
+    assert (a != b) == bool(parts), (f"{family} `{kind}`: runs {'differ' if a != b else 'are identical'} across "
+                                     f"seeds but random_parts says {parts or 'nothing draws'}")
+    return bool(parts)
+
 
 @pytest.mark.parametrize("family, kind", CASES, ids=[f"{f}-{k}" for f, k in CASES])
-def test_a_kind_is_marked_random_exactly_when_the_seed_changes_its_runs(family, kind):
-    a, b = (_fingerprint(_scenario(family, kind, seed)) for seed in (1, 2))
-    marked = kind in random_kinds()[family]
-    assert (a != b) == marked, (f"{family} `{kind}`: runs {'differ' if a != b else 'are identical'} across seeds but "
-                                f"the kind is {'' if marked else 'not '}marked x-draws-random in its config")
+def test_a_kind_is_reported_random_exactly_when_the_seed_changes_its_runs(family, kind):
+    _check(_scenario(family, kind, 1), _scenario(family, kind, 2), family, kind)
 
 
-def test_the_marked_kinds_include_the_known_random_ones_and_no_deterministic_one():
-    r = random_kinds()
-    assert {"red", "pie", "rda_fp", "rda_vp", "isda"} <= set(r["queue"])
-    assert not {"droptail", "codel", "fq_codel", "priority", "rda", "sda"} & set(r["queue"])
-    assert set(r["loss"]) == {"bernoulli", "gilbert_elliott"} and r["hook"] == [] and r["receiver"] == []
-    assert set(r["arrival"]) == {"poisson", "flash_crowd", "webtraf"} and r["cc"] == ["bbr"]
+@pytest.mark.parametrize("family, kind, label, params, draws", SETTINGS, ids=[f"{c[1]}-{c[2]}" for c in SETTINGS])
+def test_the_settings_decide_whether_a_kind_draws(family, kind, label, params, draws, monkeypatch):
+    monkeypatch.setitem(PARAMS, (family, kind), params)
+    assert _check(_scenario(family, kind, 1), _scenario(family, kind, 2), family, kind) == draws, label
 
 
-def test_the_replication_check_finds_random_kinds_in_every_place_the_format_allows():
+def test_the_known_random_kinds_are_reported_and_the_deterministic_ones_are_not():
+    def parts(family: str, kind: str) -> list[str]:
+        return pp.random_parts(_scenario(family, kind, 1))
+
+    assert all(parts("queue", k) for k in ("red", "pie", "rda_fp", "rda_vp", "isda"))
+    assert not any(parts("queue", k) for k in ("droptail", "codel", "fq_codel", "rda", "sda"))
+    assert parts("cc", "bbr") == [f"flows.f{i}.cc=bbr" for i in range(3)] and parts("cc", "cubic") == []
+    assert parts("workload", "on_off") == ["flows.f0.workload=on_off"]  # exponential periods in PARAMS
+
+
+def test_the_replication_check_finds_random_parts_in_every_place_the_format_allows():
     s = pp.Scenario("places", duration="1s")
-    s.host("a").host("b").router("r")
+    s.host("a").host("b").host("c").router("r")
     s.link("a", "r", rate="100Mbps", delay="1ms", queue_ba={"kind": "pie"}, loss={"kind": "bernoulli", "p": 0.01})
+    s.link("c", "r", rate="100Mbps", delay="1ms")
     s.link("r", "b", rate="5Mbps", delay="10ms", queue="red", hooks=[{"kind": "ce_threshold", "threshold_pkts": 5}])
     s.flow("f1", "a", "b", cc="bbr", start_jitter="10ms")
     s.flow("f2", "a", "b", transport="udp", workload={"kind": "poisson", "rate": "1Mbps", "packet_size": 500})
     s.flow("f3", "a", "b", cc={"kind": "cubic"})
+    s.flow("f4", "a", "b", transport="udp", workload=pp.on_off("1Mbps", 500, "50ms", "50ms"))
     s.arrivals("web", "a", "b", pp.webtraf(2, 2))
-    assert random_components(s.to_dict()) == sorted([
-        "links.a->r.queue_ba=pie", "links.a->r.loss=bernoulli", "links.r->b.queue=red", "flows.f1.cc=bbr",
-        "flows.f2.workload=poisson", "arrivals.web.process=webtraf"])
-    assert seed_sources(s.to_dict())[0] == "flows.f1.start_jitter"
+    s.arrivals("crowd", ["a", "c"], "b", pp.flash_crowd(5, 10.0, "0.1s", pp.size("fixed", pkts=3), spacing="even"))
+    assert seed_sources(s.to_dict()) == [
+        "flows.f1.start_jitter", "flows.f1.cc=bbr", "flows.f2.workload=poisson", "links.a->r.queue_ba=pie",
+        "links.a->r.loss=bernoulli", "links.r->b.queue=red", "arrivals.web.process=webtraf", "arrivals.crowd.src"]
+
+
+def test_an_invalid_scenario_gets_the_validators_error_not_an_answer():
+    s = pp.Scenario("bad", duration="1s")
+    s.host("a").host("b")
+    s.link("a", "b", rate="10Mbps", delay="1ms", loss={"kind": "bernoulli", "p": 2.0})
+    with pytest.raises(pp.ScenarioError, match="loss.p"):
+        pp.random_parts(s)
 
 
 def test_every_kind_named_in_the_readme_and_docs_exists():

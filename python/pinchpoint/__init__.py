@@ -13,7 +13,7 @@ runs them, and hands results back as pandas DataFrames and Arrow tables.
 """
 
 from ._native import ResourceLimitError, ScenarioError, __version__
-from .api import load, run, validate
+from .api import load, random_parts, run, validate
 from .results import Results
 from .scenario import (Scenario, bernoulli_loss, bulk, cbr, file, flash_crowd, gilbert_elliott_loss, on_off,
                        poisson, poisson_arrivals, size, square_wave, webtraf)
@@ -26,6 +26,7 @@ __all__ = [
     "run",
     "load",
     "validate",
+    "random_parts",
     "maxmin",
     "bulk",
     "file",

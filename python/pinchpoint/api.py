@@ -55,6 +55,16 @@ def validate(scenario: ScenarioLike) -> str:
     return _native_call(_native.validate, text, origin, fmt)
 
 
+def random_parts(scenario: ScenarioLike) -> list[str]:
+    """The parts of a scenario that draw random numbers, so that its seed changes the run, as
+    labels in the file's terms (``flows.f1.start_jitter``, ``links.r1->r2.queue=red``,
+    ``flows.f2.workload=on_off``, ``arrivals.web.src``), in file order; empty when every seed
+    gives the same run. Decided by each part's settings (``on_off`` draws only with
+    ``distribution = "exponential"``), by the engine (``scenario::random_parts``)."""
+    text, origin, fmt = _text(scenario)
+    return _native_call(_native.random_parts, text, origin, fmt)
+
+
 def run_key_of(sim: _native.Simulation, seed: int) -> str | None:
     """The run key of a built simulation, hashed from its scenario in memory (the same key as
     :func:`pinchpoint.store.run_key` of its resolved text); None when only the text path can

@@ -181,16 +181,21 @@ def plot(
 @app.command()
 def validate(files: Annotated[list[Path], typer.Argument(help="Scenario files (TOML).")],
              show: Annotated[bool, typer.Option(help="Print the resolved scenario.")] = False) -> None:
-    """Check scenario files; errors name the file, the field and what was expected."""
+    """Check scenario files; errors name the file, the field and what was expected. For a valid
+    file, says which of its parts draw random numbers (so that the seed changes the run)."""
     bad = 0
     for f in files:
         try:
             resolved = api.validate(f)
+            random = api.random_parts(f)
         except _native.ScenarioError as e:
             console.print(f"[bold red]invalid:[/] {escape(str(e))}", highlight=False, soft_wrap=True)
             bad += 1
             continue
         out_console.print(f"[green]ok[/] {f}")
+        seed = (f"the seed changes: {', '.join(random)}" if random
+                else "the seed changes nothing (no part draws random numbers)")
+        out_console.print(f"   {escape(seed)}", highlight=False, soft_wrap=True)
         if show:
             out_console.print(resolved, highlight=False, markup=False)
     if bad:
@@ -450,16 +455,14 @@ def schema(out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Writ
 
 @app.command()
 def kinds() -> None:
-    """List the names each algorithm family accepts (from the engine's registry) and their pages;
-    a star marks the kinds that draw random numbers (the seed changes what they do)."""
-    from .registry import FAMILIES, kinds as registry_kinds, random_kinds
-    random = random_kinds()
+    """List the names each algorithm family accepts (from the engine's registry) and their pages."""
+    from .registry import FAMILIES, kinds as registry_kinds
     for family, names in registry_kinds().items():
         folder = FAMILIES[family][1]
         pages = f"docs/{folder}/<name>.md" if folder else "docs/algorithms/"
-        listed = ", ".join(n + ("*" if n in random[family] else "") for n in names)
-        out_console.print(f"{family} ({escape(pages)}): {listed}")
-    out_console.print("* draws random numbers: the seed changes what it does")
+        out_console.print(f"{family} ({escape(pages)}): {', '.join(names)}")
+    out_console.print("Whether a part draws random numbers depends on its settings: "
+                      "`pinchpoint validate FILE` lists a scenario's.")
 
 
 @app.command()

@@ -1,11 +1,10 @@
 """The names each algorithm family accepts, read from the engine's registry (through the JSON
 schema it generates), so that no list of names is written twice: the CLI's ``pinchpoint kinds``,
-the fuzz test's controllers, the check that every algorithm has its page and the sweep's list of
-random components all come from here.
+the fuzz test's controllers and the check that every algorithm has its page all come from here.
 
-Whether an algorithm draws random numbers is declared once, beside its config in its own Rust
-file (``#[schemars(extend("x-draws-random" = true))]``), and reaches Python as the schema keyword
-:data:`RANDOM_KEY` on that kind's table."""
+Whether a part of a scenario draws random numbers depends on its settings, not only its kind
+(``on_off`` with fixed periods draws nothing); the engine answers per scenario
+(:func:`pinchpoint.api.random_parts`)."""
 
 from __future__ import annotations
 
@@ -51,11 +50,6 @@ def _names(node: Any) -> list[str]:
     return sorted(set(out))
 
 
-#: Schema keyword on a kind's table: the algorithm draws from its random stream, so the seed
-#: changes what it does.
-RANDOM_KEY = "x-draws-random"
-
-
 @cache
 def _schema() -> dict[str, Any]:
     return json.loads(_native.json_schema())
@@ -95,58 +89,6 @@ def kind_fields(family: str, kind: str) -> set[str] | None:
         if _kind_of(a) == kind:
             return set(a["properties"])
     return None
-
-
-@cache
-def random_kinds() -> dict[str, list[str]]:
-    """{family: sorted names of the kinds that draw random numbers} for every family in
-    :data:`FAMILIES`."""
-    defs = _schema()["$defs"]
-    return {fam: sorted({_kind_of(a) for a in _alternatives(defs[name], defs) if a.get(RANDOM_KEY)} - {None})
-            for fam, (name, _) in FAMILIES.items()}
-
-
-def random_components(data: dict[str, Any]) -> list[str]:
-    """Where a scenario (as a dict, the scenario file's structure) uses a kind that draws random
-    numbers, as sorted labels ``links.r1->r2.queue=red``, ``flows.f1.workload=poisson``,
-    ``arrivals.web.process=webtraf``: the scenario is walked along its schema, so every family,
-    at every place the format allows it, is covered without a list of names here. List items
-    are named by their ``name`` (links by ``a->b``), else by index."""
-    schema = _schema()
-    defs = schema["$defs"]
-    found: set[str] = set()
-
-    def walk(value: Any, node: Any, path: str) -> None:
-        alts = _alternatives(node, defs)
-        if isinstance(value, str):
-            if any(_kind_of(a) == value and a.get(RANDOM_KEY) for a in alts):
-                found.add(f"{path}={value}")
-        elif isinstance(value, dict):
-            tables = [a for a in alts if "properties" in a]
-            kind = value.get("kind")
-            if isinstance(kind, str):
-                tables = [a for a in tables if _kind_of(a) == kind] or tables
-                if any(_kind_of(a) == kind and a.get(RANDOM_KEY) for a in tables):
-                    found.add(f"{path}={kind}")
-            props: dict[str, Any] = {}
-            for a in tables:
-                props.update(a["properties"])
-            for key, v in value.items():
-                if key in props:
-                    walk(v, props[key], f"{path}.{key}" if path else key)
-        elif isinstance(value, list):
-            items = [a["items"] for a in alts if isinstance(a.get("items"), dict)]
-            for i, v in enumerate(value):
-                label = str(i)
-                if isinstance(v, dict) and isinstance(v.get("name"), str):
-                    label = v["name"]
-                elif isinstance(v, dict) and "a" in v and "b" in v:
-                    label = f"{v['a']}->{v['b']}"
-                for it in items[:1]:
-                    walk(v, it, f"{path}.{label}")
-
-    walk(data, schema, "")
-    return sorted(found)
 
 
 def doc_page(family: str, name: str, root: Path) -> Path | None:

@@ -21,10 +21,12 @@ key), ``goodput_bps`` (aggregate), ``jain``, ``wall_s`` (None when the run was a
 ``seed_sources`` (the scenario's random components; empty when the seed changes nothing) and
 ``seeds_differ`` (whether the seeds of this point gave different results).
 
-Sources of variation between seeds: a flow's ``start_jitter``, ``poisson`` workloads and the
-probabilistic drop policies (``rda_fp``, ``rda_vp``, ``isda``). A scenario with none of them is
-deterministic: every seed gives the same run, and a sweep over seeds says so (a warning and the
-two columns above) rather than showing identical rows as replications.
+Sources of variation between seeds are the parts whose settings draw random numbers
+(:func:`pinchpoint.api.random_parts`): a flow's ``start_jitter``, ``poisson`` workloads,
+``on_off`` with exponential periods, probabilistic drop policies (``red``, ``pie``, ``rda_fp``,
+...), random loss, BBR, random arrivals. A scenario with none of them is deterministic: every
+seed gives the same run, and a sweep over seeds says so (a warning and the two columns above)
+rather than showing identical rows as replications.
 """
 
 from __future__ import annotations
@@ -130,20 +132,19 @@ def typed_columns(path: str, value: Any) -> dict[str, Any]:
     return out
 
 
-def seed_sources(data: dict[str, Any]) -> list[str]:
-    """The scenario's components that draw random numbers (so that the seed changes results),
-    as readable labels: flows with a ``start_jitter``, and every kind the engine's registry marks
-    as drawing random numbers, wherever the scenario uses it (:func:`pinchpoint.registry.random_components`)."""
-    from .registry import random_components
+def _where(point: dict[str, Any]) -> str:
+    """A sweep point as the parameters that make it, for error messages."""
+    return ", ".join(f"{k}={_cell(v)}" for k, v in point.items()) or "the base scenario"
 
-    found = []
-    for f in data.get("flows", []):
-        j = f.get("start_jitter")
-        if j not in (None, 0, 0.0):
-            q = units.parse(j) if isinstance(j, str) else ("duration", float(j))
-            if q is None or q[1] > 0:
-                found.append(f"flows.{f.get('name')}.start_jitter")
-    return found + random_components(data)
+
+def seed_sources(data: dict[str, Any]) -> list[str]:
+    """The parts of a scenario (as a dict) that draw random numbers, so that the seed changes
+    results, as readable labels (:func:`pinchpoint.api.random_parts`: decided by each part's
+    settings, e.g. ``on_off`` only with exponential periods). Raises ScenarioError for an
+    invalid scenario."""
+    from .api import random_parts
+
+    return random_parts(Scenario.from_dict(data))
 
 
 # -- workers ---------------------------------------------------------------------------------
@@ -233,14 +234,17 @@ def sweep(base: Scenario | str | Path, grid: dict[str, Iterable[Any]] | None = N
         s = Scenario.from_dict(sc.to_dict(), origin=sc.origin)
         for path, value in point.items():
             set_path(s.data, path, value)
-        sources = seed_sources(s.data)
+        try:
+            sources = seed_sources(s.data)
+        except _native.ScenarioError as e:
+            raise _native.ScenarioError(f"sweep point {_where(point)}: {e}") from None
         for seed in p.seeds:
             s_seed = Scenario.from_dict(s.to_dict(), origin=s.origin)
             s_seed.data["simulation"]["seed"] = int(seed)
             jobs.append((point, s_seed, int(seed), sources))
     if len(p.seeds) > 1 and jobs and not any(j[3] for j in jobs):
         warnings.warn(f"seeds {', '.join(map(str, p.seeds))}: the scenario has no random component (no start_jitter, "
-                      f"and no kind that draws random numbers: `pinchpoint kinds` marks them), so every seed gives the same run; the rows are "
+                      f"and no part whose settings draw random numbers: `pinchpoint validate` lists them), so every seed gives the same run; the rows are "
                       f"not replications. Add a source of variation (e.g. flows.NAME.start_jitter) to replicate.",
                       SeedWarning, stacklevel=2)
 
@@ -262,8 +266,7 @@ def sweep(base: Scenario | str | Path, grid: dict[str, Iterable[Any]] | None = N
         try:
             resolved = api.validate(s)
         except _native.ScenarioError as e:
-            where = ", ".join(f"{k}={_cell(v)}" for k, v in point.items()) or "the base scenario"
-            raise _native.ScenarioError(f"sweep point {where}: {e}") from None
+            raise _native.ScenarioError(f"sweep point {_where(point)}: {e}") from None
         key = run_key(resolved, seed)
         if key in stored and ("series" not in keep or (st.series_dir / key / "meta.json").exists()):
             try:  # finished earlier but not merged yet (the store was locked)?

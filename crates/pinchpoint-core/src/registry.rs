@@ -117,6 +117,11 @@ macro_rules! algorithm_registry {
             pub fn validate(&self) -> Result<(), $crate::registry::FieldError> {
                 match self { $( $Config::$variant(c) => $crate::registry::Validate::validate(c), )* }
             }
+            /// Whether the algorithm, as configured, draws random numbers (the config's own
+            /// [`$crate::registry::Validate::draws_random`]).
+            pub fn draws_random(&self) -> bool {
+                match self { $( $Config::$variant(c) => $crate::registry::Validate::draws_random(c), )* }
+            }
         }
     };
     (
@@ -206,13 +211,21 @@ impl FieldError {
 }
 
 /// Checks of an algorithm's configuration that its types cannot express (ranges, relations
-/// between fields). Every config in a registry implements it; constructors may then assume a
-/// validated configuration and never panic on user input. The default accepts everything: a
-/// config without numeric fields writes `impl Validate for XConfig {}`.
+/// between fields), and whether it draws random numbers. Every config in a registry implements
+/// it; constructors may then assume a validated configuration and never panic on user input.
+/// The defaults accept everything and draw nothing: a deterministic config without numeric
+/// fields writes `impl Validate for XConfig {}`.
 pub trait Validate {
     /// Ok, or the first field that is out of range.
     fn validate(&self) -> Result<(), FieldError> {
         Ok(())
+    }
+    /// Whether the algorithm, with these settings, draws from its random stream so that the
+    /// seed changes what it does ([`crate::scenario::random_parts`] lists a scenario's). An
+    /// algorithm that draws says so beside its config; `tests/test_random_kinds.py` runs every
+    /// registered kind under two seeds and fails if the answer disagrees with the runs.
+    fn draws_random(&self) -> bool {
+        false
     }
 }
 

@@ -40,6 +40,15 @@ fn toml_to_json(text: &str) -> Option<String> {
     scenario::toml_to_json(text)
 }
 
+/// The parts of a scenario that draw random numbers (`pinchpoint_core::scenario::random_parts`):
+/// labels like `flows.f1.start_jitter` or `links.r1->r2.queue=red`; empty when every seed gives
+/// the same run.
+#[pyfunction]
+#[pyo3(signature = (text, origin, fmt = "toml"))]
+fn random_parts(text: &str, origin: &str, fmt: &str) -> PyResult<Vec<String>> {
+    Ok(scenario::random_parts(&parse(text, origin, fmt)?))
+}
+
 /// The JSON Schema of the scenario format.
 #[pyfunction]
 fn json_schema() -> String {
@@ -246,6 +255,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(preset_dumbbell, m)?)?;
     m.add_function(wrap_pyfunction!(json_schema, m)?)?;
+    m.add_function(wrap_pyfunction!(random_parts, m)?)?;
     m.add_function(wrap_pyfunction!(toml_to_json, m)?)?;
     m.add_function(wrap_pyfunction!(paths_at, m)?)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;

@@ -92,9 +92,6 @@ pub fn red_pd_drop_probability(fair_share_bps: f64, rate_bps: f64) -> f64 {
 
 /// Scenario configuration of an ISDA queue.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-// It draws from its own random stream, so the seed changes what it does (read by the sweep's
-// replication check through the schema).
-#[schemars(extend("x-draws-random" = true))]
 #[serde(deny_unknown_fields)]
 pub struct IsdaConfig {
     /// Rate measurement window. Default 1 s (no value in the seed).
@@ -149,6 +146,10 @@ impl Validate for IsdaConfig {
         // Any finite ratio above 0 is a rule; 10^9 only keeps the number finite.
         check_f64_above("burst_ratio", self.burst_ratio, 0.0, 1e9)?;
         check_fair_share(self.fair_share_bps)
+    }
+    /// A high-bandwidth flow's packets are dropped with the RED-PD probability while congested.
+    fn draws_random(&self) -> bool {
+        true
     }
 }
 

@@ -52,9 +52,6 @@ const DEFAULT_LIMIT_PKTS: u32 = 1000;
 
 /// Scenario configuration of a PIE queue.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-// It draws from its own random stream, so the seed changes what it does (read by the sweep's
-// replication check through the schema).
-#[schemars(extend("x-draws-random" = true))]
 #[serde(deny_unknown_fields)]
 pub struct PieConfig {
     /// QDELAY_REF, the target queue delay. Default 15 ms (RFC 8033 s4).
@@ -137,6 +134,10 @@ impl Validate for PieConfig {
             return e("mean_pkt_bytes", "expected a positive size");
         }
         self.limit.validate()
+    }
+    /// RFC 8033 s4.1: an arriving packet is dropped (marked) with probability drop_prob.
+    fn draws_random(&self) -> bool {
+        true
     }
 }
 

@@ -32,9 +32,6 @@ fn default_pa() -> f64 {
 
 /// Scenario configuration of an RDA/FP queue.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-// It draws from its own random stream, so the seed changes what it does (read by the sweep's
-// replication check through the schema).
-#[schemars(extend("x-draws-random" = true))]
 #[serde(deny_unknown_fields)]
 pub struct RdaFpConfig {
     /// Pa, the fixed drop (mark) probability between the thresholds. Default 0.1 (the ns-2 RED
@@ -93,6 +90,11 @@ impl Validate for RdaFpConfig {
     fn validate(&self) -> Result<(), FieldError> {
         self.aqm.validate()?;
         check_f64("pa", self.pa, 0.0, 1.0)
+    }
+    /// Between the thresholds a packet is dropped with probability Pa: a draw, unless Pa is 0
+    /// (never) or 1 (always).
+    fn draws_random(&self) -> bool {
+        self.pa > 0.0 && self.pa < 1.0
     }
 }
 

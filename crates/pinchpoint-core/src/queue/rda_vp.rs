@@ -27,9 +27,6 @@ use serde::{Deserialize, Serialize};
 
 /// Scenario configuration of an RDA/VP queue.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-// It draws from its own random stream, so the seed changes what it does (read by the sweep's
-// replication check through the schema).
-#[schemars(extend("x-draws-random" = true))]
 #[serde(deny_unknown_fields)]
 pub struct RdaVpConfig {
     /// The fields every seed-001 policy shares (thresholds, average, ECN, buffer; see
@@ -101,6 +98,10 @@ impl Validate for RdaVpConfig {
     fn validate(&self) -> Result<(), FieldError> {
         self.aqm.validate()?;
         self.p0.validate()
+    }
+    /// Between the thresholds a packet is dropped with a probability that follows the queue.
+    fn draws_random(&self) -> bool {
+        true
     }
 }
 

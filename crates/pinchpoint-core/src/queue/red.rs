@@ -50,9 +50,6 @@ const DEFAULT_MAX_TH_PKTS: f64 = 15.0;
 /// average then counts bytes, ns-2's `queue_in_bytes_`), or as fractions of the buffer limit
 /// (`min_th_fraction`/`max_th_fraction`: of `limit_pkts` if given, else of `limit_bytes`).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-// It draws from its own random stream, so the seed changes what it does (read by the sweep's
-// replication check through the schema).
-#[schemars(extend("x-draws-random" = true))]
 #[serde(deny_unknown_fields)]
 pub struct RedConfig {
     /// Minimum threshold of the average queue, packets. Default 5 (ns-2 2001 `thresh_`).
@@ -186,6 +183,10 @@ impl Validate for RedConfig {
             return e("mean_pkt_bytes", "expected a positive size");
         }
         self.limit.validate()
+    }
+    /// Floyd and Jacobson 1993 s4: an arriving packet is dropped (marked) with probability p_a.
+    fn draws_random(&self) -> bool {
+        true
     }
 }
 

@@ -5,6 +5,8 @@ mod canonical;
 pub use canonical::canonical_json;
 pub mod flat;
 pub mod presets;
+mod random_parts;
+pub use random_parts::random_parts;
 pub mod schema;
 /// Units moved to `sim::units`; this path stays for existing imports.
 pub use crate::sim::units;

@@ -158,6 +158,16 @@ impl WorkloadConfig {
         }
     }
 
+    /// Whether the workload, as configured, draws random numbers (the seed changes what it
+    /// offers). Every kind is listed, so a new one must answer.
+    pub fn draws_random(&self) -> bool {
+        match self {
+            WorkloadConfig::Bulk | WorkloadConfig::File(_) | WorkloadConfig::Cbr(_) | WorkloadConfig::SquareWave(_) => false,
+            WorkloadConfig::Poisson(c) => c.draws_random(),
+            WorkloadConfig::OnOff(c) => c.draws_random(),
+        }
+    }
+
     /// True if the application writes messages (datagrams), which a datagram transport needs.
     pub fn has_messages(&self) -> bool {
         !matches!(self, WorkloadConfig::Bulk | WorkloadConfig::File(_))

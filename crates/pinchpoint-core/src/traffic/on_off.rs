@@ -22,9 +22,6 @@ pub enum PeriodDistribution {
 
 /// Parameters of `kind = "on_off"`.
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
-// It draws from its own random stream, so the seed changes what it does (read by the sweep's
-// replication check through the schema).
-#[schemars(extend("x-draws-random" = true))]
 #[serde(deny_unknown_fields)]
 pub struct OnOffConfig {
     /// Sending rate during on periods (bits on the wire per second).
@@ -52,6 +49,10 @@ impl OnOffConfig {
             return Err(WorkloadError { field: "on", expected: "expected a positive duration".into() });
         }
         Ok(())
+    }
+    /// Exponential period lengths are drawn; fixed ones are not.
+    pub fn draws_random(&self) -> bool {
+        self.distribution == PeriodDistribution::Exponential
     }
 }
 

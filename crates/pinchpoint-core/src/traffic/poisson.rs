@@ -9,9 +9,6 @@ use serde::{Deserialize, Serialize};
 
 /// Parameters of `kind = "poisson"`.
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
-// It draws from its own random stream, so the seed changes what it does (read by the sweep's
-// replication check through the schema).
-#[schemars(extend("x-draws-random" = true))]
 #[serde(deny_unknown_fields)]
 pub struct PoissonConfig {
     /// Mean sending rate (bits on the wire per second).
@@ -28,6 +25,10 @@ impl PoissonConfig {
     pub fn validate(&self) -> Result<(), WorkloadError> {
         positive("rate", self.rate.0, "rate")?;
         packet_size_ok(self.packet_size)
+    }
+    /// Exponential gaps between messages.
+    pub fn draws_random(&self) -> bool {
+        true
     }
 }
 

@@ -7,9 +7,6 @@ use serde::{Deserialize, Serialize};
 
 /// Parameters of `kind = "bernoulli"`.
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
-// It draws from its own random stream, so the seed changes what it does (read by the sweep's
-// replication check through the schema).
-#[schemars(extend("x-draws-random" = true))]
 #[serde(deny_unknown_fields)]
 pub struct BernoulliConfig {
     /// Probability that a packet is lost.
@@ -20,6 +17,10 @@ impl BernoulliConfig {
     /// Checks the parameters.
     pub fn validate(&self) -> Result<(), (&'static str, String)> {
         probability("p", self.p)
+    }
+    /// A draw per packet, unless `p` is 0 (never lost) or 1 (always lost).
+    pub fn draws_random(&self) -> bool {
+        self.p > 0.0 && self.p < 1.0
     }
 }
 

@@ -10,9 +10,6 @@ use serde::{Deserialize, Serialize};
 
 /// Parameters of `kind = "gilbert_elliott"`.
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
-// It draws from its own random stream, so the seed changes what it does (read by the sweep's
-// replication check through the schema).
-#[schemars(extend("x-draws-random" = true))]
 #[serde(deny_unknown_fields)]
 pub struct GilbertElliottConfig {
     /// Probability of moving Good -> Bad before a packet.
@@ -38,6 +35,13 @@ impl GilbertElliottConfig {
         probability("p_bg", self.p_bg)?;
         probability("loss_good", self.loss_good)?;
         probability("loss_bad", self.loss_bad)
+    }
+    /// Each packet draws its state change and its loss; a probability of 0 or 1 decides
+    /// without a draw. The chain starts Good, so Bad's two probabilities count only when Bad
+    /// can be reached (`p_gb` > 0).
+    pub fn draws_random(&self) -> bool {
+        let drawn = |p: f64| p > 0.0 && p < 1.0;
+        drawn(self.p_gb) || drawn(self.loss_good) || (self.p_gb > 0.0 && (drawn(self.p_bg) || drawn(self.loss_bad)))
     }
 }
 

@@ -65,6 +65,21 @@ impl LossConfig {
             LossConfig::GilbertElliott(c) => c.validate(),
         }
     }
+    /// The name used in scenario files.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            LossConfig::Bernoulli(_) => "bernoulli",
+            LossConfig::GilbertElliott(_) => "gilbert_elliott",
+        }
+    }
+    /// Whether the model, as configured, draws random numbers (the seed changes which packets
+    /// are lost).
+    pub fn draws_random(&self) -> bool {
+        match self {
+            LossConfig::Bernoulli(c) => c.draws_random(),
+            LossConfig::GilbertElliott(c) => c.draws_random(),
+        }
+    }
     /// Builds the model (validated first).
     pub fn build(&self) -> AnyLoss {
         match self {

@@ -23,9 +23,6 @@ pub enum Spacing {
 
 /// Parameters of `kind = "flash_crowd"`.
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
-// It draws from its own random stream, so the seed changes what it does (read by the sweep's
-// replication check through the schema).
-#[schemars(extend("x-draws-random" = true))]
 #[serde(deny_unknown_fields)]
 pub struct FlashCrowdConfig {
     /// Number of transfers.
@@ -46,6 +43,12 @@ impl Validate for FlashCrowdConfig {
         crate::registry::check_int("count", self.count, 1, 100_000_000)?;
         check_rate_per_s("rate_per_s", self.rate_per_s)?;
         size_at("size", &self.size)
+    }
+    /// Poisson spacing draws the gaps, a size distribution other than `fixed` the sizes; an
+    /// evenly spaced crowd of fixed-size transfers draws nothing (the choice among several
+    /// hosts is the arrival entry's, see [`crate::scenario::random_parts`]).
+    fn draws_random(&self) -> bool {
+        self.spacing == Spacing::Poisson || self.size.draws_random()
     }
 }
 

@@ -141,6 +141,10 @@ impl TransferSizeConfig {
     pub fn validate(&self) -> Result<(), FieldError> {
         self.build(1).map(|_| ())
     }
+    /// Whether sizes are drawn (every distribution but `fixed`).
+    pub fn draws_random(&self) -> bool {
+        !matches!(self, TransferSizeConfig::Fixed { .. })
+    }
 
     /// The distribution, with sizes in packets converted at `packet_bytes` each.
     pub fn build(&self, packet_bytes: u64) -> Result<TransferSize, FieldError> {

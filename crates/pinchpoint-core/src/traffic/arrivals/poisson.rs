@@ -12,9 +12,6 @@ use serde::{Deserialize, Serialize};
 
 /// Parameters of `kind = "poisson"`.
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
-// It draws from its own random stream, so the seed changes what it does (read by the sweep's
-// replication check through the schema).
-#[schemars(extend("x-draws-random" = true))]
 #[serde(deny_unknown_fields)]
 pub struct PoissonArrivalsConfig {
     /// Mean arrival rate, transfers per second.
@@ -44,6 +41,10 @@ impl Validate for PoissonArrivalsConfig {
             return Err(FieldError::new("count", "expected at least 1 transfer"));
         }
         size_at("size", &self.size)
+    }
+    /// Exponential gaps between arrivals.
+    fn draws_random(&self) -> bool {
+        true
     }
 }
 

@@ -31,9 +31,6 @@ fn ns2_object_size() -> TransferSizeConfig {
 
 /// Parameters of `kind = "webtraf"`.
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
-// It draws from its own random stream, so the seed changes what it does (read by the sweep's
-// replication check through the schema).
-#[schemars(extend("x-draws-random" = true))]
 #[serde(deny_unknown_fields)]
 pub struct WebTrafConfig {
     /// Number of sessions.
@@ -73,6 +70,10 @@ impl Validate for WebTrafConfig {
             check_rate_per_s(field, PS_PER_S as f64 / d.0 as f64)?;
         }
         size_at("object_size", &self.object_size)
+    }
+    /// Session starts, page and object gaps and sizes are drawn.
+    fn draws_random(&self) -> bool {
+        true
     }
 }
 

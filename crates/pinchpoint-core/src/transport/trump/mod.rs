@@ -52,6 +52,14 @@ pub struct TrumpConfig {
     pub setup_timeout: Duration,
 }
 
+impl TrumpConfig {
+    /// Packet sizes uniform in [`packet_size`, `packet_size_max`] are drawn at the start; one
+    /// size is not.
+    pub fn draws_random(&self) -> bool {
+        self.packet_size_max.is_some_and(|max| max.0 > self.packet_size.0)
+    }
+}
+
 impl Default for TrumpConfig {
     fn default() -> Self {
         TrumpConfig {

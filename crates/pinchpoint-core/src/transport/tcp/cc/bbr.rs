@@ -21,13 +21,15 @@ use serde::{Deserialize, Serialize};
 
 /// No parameters: BBR v1's constants are those of `tcp_bbr.c`.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, Default, schemars::JsonSchema)]
-// It draws from its own random stream, so the seed changes what it does (read by the sweep's
-// replication check through the schema).
-#[schemars(extend("x-draws-random" = true))]
 #[serde(deny_unknown_fields)]
 pub struct BbrConfig {}
 
-impl CcSettings for BbrConfig {}
+impl CcSettings for BbrConfig {
+    /// tcp_bbr.c `bbr_reset_probe_bw_mode`: PROBE_BW starts at a random phase of its cycle.
+    fn draws_random(&self) -> bool {
+        true
+    }
+}
 
 // tcp_bbr.c constants. Gains are fixed point with BBR_UNIT = 256 in Linux; the values below are
 // the ones that fixed point gives, so traces match the kernel's.

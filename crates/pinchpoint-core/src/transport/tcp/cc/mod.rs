@@ -96,6 +96,11 @@ pub trait CcSettings {
     fn validate(&self, _tcp: &TcpFacts) -> Result<(), CcProblem> {
         Ok(())
     }
+    /// Whether the controller draws from its random stream (`set_rng`), so that the seed
+    /// changes what it does (see [`crate::registry::Validate::draws_random`]).
+    fn draws_random(&self) -> bool {
+        false
+    }
 }
 
 /// A delivery-rate sample (draft-cheng-iccrg-delivery-rate-estimation s3.3, as Linux's
@@ -205,6 +210,11 @@ macro_rules! cc_dispatch {
             /// Checks the settings against the flow's TCP settings (see [`CcSettings`]).
             pub fn validate(&self, tcp: &TcpFacts) -> Result<(), CcProblem> {
                 match self { $( CcConfig::$variant(c) => CcSettings::validate(c, tcp), )* }
+            }
+            /// Whether the controller, as configured, draws random numbers (its
+            /// [`CcSettings::draws_random`]).
+            pub fn draws_random(&self) -> bool {
+                match self { $( CcConfig::$variant(c) => CcSettings::draws_random(c), )* }
             }
         }
     };
