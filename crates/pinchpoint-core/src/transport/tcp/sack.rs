@@ -488,7 +488,16 @@ impl Scoreboard {
     }
 
     /// Drops everything below the cumulative ack.
+    #[inline]
     pub fn advance(&mut self, snd_una: u64) {
+        if self.sacked.is_empty() {
+            // Nothing SACKed (most acknowledgements): nothing to remove, so nothing below
+            // HighRxt either once snd_una reaches it (else the sum stays 0).
+            if snd_una >= self.high_rxt {
+                self.sacked_below_rxt = 0;
+            }
+            return;
+        }
         let removed = self.sacked.remove_below(snd_una);
         if snd_una >= self.high_rxt {
             // Everything below HighRxt is gone.

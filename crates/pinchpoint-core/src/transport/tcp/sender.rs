@@ -437,7 +437,12 @@ impl TcpSender {
     }
 
     /// Draft s3.4 CheckIfApplicationLimited: nothing left to send and the window not full.
+    /// Only the estimator reads the mark, so without one there is nothing to check.
+    #[inline]
     fn check_app_limited(&mut self) {
+        if self.rate.is_none() {
+            return;
+        }
         let in_flight = self.snd_max - self.snd_una;
         if self.snd_max >= self.total_bytes && in_flight < self.send_window() {
             if let Some(r) = self.rate.as_mut() {
