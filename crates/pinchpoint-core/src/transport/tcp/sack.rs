@@ -427,6 +427,14 @@ impl SackBlocks {
         if let Some(r) = first {
             push(r, &mut b);
         }
+        // The vector is walked as a slice (the usual case: a receiver rarely holds more than a
+        // few ranges); the same ranges in the same order as the generic iterator below.
+        if let Ranges::Small(v) = &ooo.ranges {
+            for &r in v.iter().rev().filter(|&&r| Some(r) != first).take(MAX_SACK_BLOCKS) {
+                push(r, &mut b);
+            }
+            return b;
+        }
         for r in ooo.iter_rev().filter(|&r| Some(r) != first).take(MAX_SACK_BLOCKS) {
             push(r, &mut b);
         }
