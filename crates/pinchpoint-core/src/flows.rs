@@ -2,10 +2,11 @@
 //! what happens to the packets a transport emits before they reach the first port (stamping,
 //! counting, shaping). The engine (`simulation.rs`) only moves what a flow hands it.
 
+use crate::metrics::stats::u63_to_f64;
 use crate::metrics::{FlowStats, PacketTrace};
 use crate::net::{Packet, PacketKind};
 use crate::shaper::TokenBucket;
-use crate::sim::{ps_to_secs, Event, EventQueue, SimRng, SimTime};
+use crate::sim::{ps_to_secs, Event, EventQueue, SimRng, SimTime, PS_PER_S};
 use crate::traffic::{AnyWorkload, Workload};
 use crate::transport::{AnyTransport, Direction, Transport, TransportCtx, NEVER, TIMER_SHAPER, TIMER_SLOTS};
 use std::collections::VecDeque;
@@ -133,17 +134,25 @@ pub enum Admit {
 }
 
 impl Flow {
-    /// Calls the transport with a context; what it sends lands in `out`.
+    /// Calls the transport with a context; what it sends lands in `out`. Returns the timer
+    /// slots the transport armed (one bit per slot), for [`Flow::push_timers`].
     #[inline]
-    pub fn call_transport(&mut self, now: SimTime, out: &mut Vec<(Packet, Direction)>, call: impl FnOnce(&mut AnyTransport, &mut TransportCtx)) {
-        let mut ctx = TransportCtx { now, out, timers: &mut self.timers.deadline, rng: &mut self.rng, workload: &mut self.workload };
+    pub fn call_transport(&mut self, now: SimTime, out: &mut Vec<(Packet, Direction)>, call: impl FnOnce(&mut AnyTransport, &mut TransportCtx)) -> u8 {
+        let mut ctx = TransportCtx { now, out, timers: &mut self.timers.deadline, armed_slots: 0, rng: &mut self.rng, workload: &mut self.workload };
         call(&mut self.transport, &mut ctx);
+        ctx.armed_slots
     }
 
-    /// Pushes heap events for timers the transport armed earlier than what the heap holds.
+    /// Pushes heap events for the timers in `armed_slots` (bits from [`Flow::call_transport`])
+    /// whose deadline is earlier than what the heap holds, in slot order. Only an armed slot
+    /// can have moved earlier, so the others are not looked at; most calls re-arm only the
+    /// retransmission timer, later than its pending event.
     #[inline(always)]
-    pub fn push_timers(&mut self, f: u32, events: &mut EventQueue) {
-        for k in 0..TIMER_SLOTS {
+    pub fn push_timers(&mut self, f: u32, armed_slots: u8, events: &mut EventQueue) {
+        let mut left = armed_slots;
+        while left != 0 {
+            let k = left.trailing_zeros() as usize;
+            left &= left - 1;
             let dl = self.timers.deadline[k];
             if dl < self.timers.pending[k] {
                 self.timers.pending[k] = dl;
@@ -300,8 +309,10 @@ impl Flow {
         if pkt.kind == PacketKind::Data {
             fs.data_delivered_pkts += 1;
             let d = now - pkt.sent_at;
+            // ps_to_secs(d), with the conversion for values below 2^63 (a delay is).
+            let d_s = u63_to_f64(d) / PS_PER_S as f64;
             let ds = fs.delay.get_or_insert_with(crate::metrics::DelayStats::new_boxed);
-            ds.secs.add(ps_to_secs(d));
+            ds.secs.add(d_s);
             ds.hist_ns.add(d / 1000, 1);
             if pkt.ce() {
                 fs.data_ce_pkts += 1;
@@ -309,7 +320,7 @@ impl Flow {
             if let Some(tr) = trace {
                 tr.t.push(ps_to_secs(now));
                 tr.flow.push(pkt.flow);
-                tr.delay_s.push(ps_to_secs(d));
+                tr.delay_s.push(d_s);
                 tr.size_bytes.push(pkt.size_bytes);
                 tr.seq.push(pkt.seq);
                 tr.ce.push(pkt.ce());

@@ -367,7 +367,7 @@ impl Simulation {
         let now = self.now;
         let mut out = std::mem::take(&mut self.out);
         let slab = &self.packets;
-        self.flows[f].call_transport(now, &mut out, |t, ctx| call(t, ctx, slab));
+        let armed_slots = self.flows[f].call_transport(now, &mut out, |t, ctx| call(t, ctx, slab));
         for (pkt, dir) in out.iter_mut() {
             match self.flows[f].admit(f as u32, pkt, *dir, now, &mut self.queue) {
                 Admit::Send => self.inject(pkt),
@@ -385,7 +385,7 @@ impl Simulation {
         out.clear();
         self.out = out;
         let flow = &mut self.flows[f];
-        flow.push_timers(f as u32, &mut self.queue);
+        flow.push_timers(f as u32, armed_slots, &mut self.queue);
         if flow.note_completion(now) {
             self.finite_pending -= 1;
             if self.finite_pending == 0 && self.stop_when_done {

@@ -130,10 +130,7 @@ impl PortStats {
     #[inline]
     pub fn set_occupancy(&mut self, now: SimTime, pkts: u32, bytes: u64) {
         match self.occupancy.as_deref_mut() {
-            Some(o) => {
-                o.pkts.set(now, pkts as u64);
-                o.bytes.set(now, bytes);
-            }
+            Some(o) => TimeWeighted::set_pair(&mut o.pkts, &mut o.bytes, now, pkts as u64, bytes),
             None if pkts == 0 && bytes == 0 => {}
             None => self.first_occupancy(now, pkts, bytes),
         }

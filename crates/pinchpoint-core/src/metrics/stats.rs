@@ -29,7 +29,7 @@ impl Moments {
     pub fn add(&mut self, x: f64) {
         self.count += 1;
         let d = x - self.mean;
-        self.mean += d / self.count as f64;
+        self.mean += d / u63_to_f64(self.count);
         self.m2 += d * (x - self.mean);
         self.min = self.min.min(x);
         self.max = self.max.max(x);
@@ -63,6 +63,15 @@ const HALF: u64 = 1 << (SUB_BITS - 1);
 pub struct LogHistogram {
     first: usize,
     counts: Vec<u64>,
+}
+
+/// `v as f64` for a value known to be below 2^63 (a count, a queue's bytes, a span of
+/// picoseconds shorter than 106 days): through i64, one instruction on x86-64 where an
+/// unsigned conversion takes about six. Both give the same f64 below 2^63.
+#[inline(always)]
+pub fn u63_to_f64(v: u64) -> f64 {
+    debug_assert!(v < 1 << 63);
+    v as i64 as f64
 }
 
 #[inline]
@@ -177,17 +186,49 @@ impl TimeWeighted {
         }
     }
 
+    /// Two trackers that change at the same instants (a queue's packets and bytes): the same
+    /// as `a.set(now, va); b.set(now, vb)`, with the elapsed time found and converted once when
+    /// both values change and both last changed at the same instant (the usual case). Each
+    /// tracker's sums take the same operations in the same order as with `set`.
+    #[inline]
+    pub fn set_pair(a: &mut TimeWeighted, b: &mut TimeWeighted, now: SimTime, va: u64, vb: u64) {
+        if va == a.current || vb == b.current || a.last_change != b.last_change {
+            a.set(now, va);
+            b.set(now, vb);
+            return;
+        }
+        let dt = now - a.last_change;
+        if dt > 0 {
+            let w = u63_to_f64(dt);
+            a.accumulate(dt, w);
+            b.accumulate(dt, w);
+            a.last_change = now;
+            b.last_change = now;
+        }
+        for (t, v) in [(a, va), (b, vb)] {
+            t.current = v;
+            if v > t.max {
+                t.max = v;
+            }
+        }
+    }
+
     #[inline]
     fn close(&mut self, now: SimTime) {
         let dt = now - self.last_change;
         if dt > 0 {
-            let x = self.current as f64;
-            let w = dt as f64;
-            self.integral += x * w;
-            self.integral_sq += x * x * w;
-            self.hist.add(self.current, dt);
+            self.accumulate(dt, u63_to_f64(dt));
             self.last_change = now;
         }
+    }
+
+    /// Adds the current value held for `dt` (`w`: `dt` as f64) to the sums.
+    #[inline(always)]
+    fn accumulate(&mut self, dt: SimTime, w: f64) {
+        let x = u63_to_f64(self.current);
+        self.integral += x * w;
+        self.integral_sq += x * x * w;
+        self.hist.add(self.current, dt);
     }
 
     /// Current value.
@@ -238,6 +279,31 @@ pub fn jain_index(xs: &[f64]) -> f64 {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    proptest! {
+        /// `set_pair` is a shortcut for two `set` calls: every sum, extreme and histogram
+        /// weight comes out bit for bit the same, whether the two values change together, one
+        /// at a time, or at the same instant more than once.
+        #[test]
+        fn setting_a_pair_gives_the_same_trackers_as_setting_each(steps in proptest::collection::vec((0u64..3, 0u64..4, 0u64..5), 1..60)) {
+            let (mut a1, mut b1) = (TimeWeighted::new(0), TimeWeighted::new(0));
+            let (mut a2, mut b2) = (TimeWeighted::new(0), TimeWeighted::new(0));
+            let mut now = 0;
+            for (dt, va, vb) in steps {
+                now += dt * 1_000_003;
+                a1.set(now, va);
+                b1.set(now, vb * 1500);
+                TimeWeighted::set_pair(&mut a2, &mut b2, now, va, vb * 1500);
+            }
+            for (x, y) in [(&a1, &a2), (&b1, &b2)] {
+                prop_assert_eq!((x.last_change, x.current, x.min, x.max), (y.last_change, y.current, y.min, y.max));
+                prop_assert_eq!((x.integral.to_bits(), x.integral_sq.to_bits()), (y.integral.to_bits(), y.integral_sq.to_bits()));
+                prop_assert_eq!((x.hist.first, &x.hist.counts), (y.hist.first, &y.hist.counts));
+                let (sx, sy) = (x.summary(now + 7), y.summary(now + 7));
+                prop_assert_eq!(format!("{sx:?}"), format!("{sy:?}"));
+            }
+        }
+    }
 
     #[test]
     fn moments_match_direct_formulas() {

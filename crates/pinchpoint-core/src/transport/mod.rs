@@ -45,6 +45,10 @@ pub struct TransportCtx<'a> {
     pub out: &'a mut Vec<(Packet, Direction)>,
     /// Timer deadlines by slot; set an entry to arm, to [`NEVER`] to cancel.
     pub timers: &'a mut [SimTime; TIMER_SLOTS],
+    /// Slots armed through [`TransportCtx::set_timer`] during this call, one bit per slot: the
+    /// engine looks only at these for a deadline earlier than the event it holds (a cancelled
+    /// slot never needs an earlier event, so writing [`NEVER`] directly needs no bit).
+    pub armed_slots: u8,
     /// The flow's own random stream.
     pub rng: &'a mut SimRng,
     /// What the application offers; pull with [`TransportCtx::offered_bytes`].
@@ -61,6 +65,7 @@ impl TransportCtx<'_> {
     #[inline]
     pub fn set_timer(&mut self, slot: u8, at: SimTime) {
         self.timers[slot as usize] = at;
+        self.armed_slots |= 1 << slot;
     }
     /// Bytes the application has offered by now (cumulative; `u64::MAX`: unbounded).
     #[inline]

@@ -27,7 +27,7 @@ impl Harness {
     }
     /// The context of an event at `now`.
     pub fn ctx(&mut self, now: SimTime) -> TransportCtx<'_> {
-        TransportCtx { now, out: &mut self.out, timers: &mut self.timers, rng: &mut self.rng, workload: &mut self.wl }
+        TransportCtx { now, out: &mut self.out, timers: &mut self.timers, armed_slots: 0, rng: &mut self.rng, workload: &mut self.wl }
     }
     /// Runs `f` with the context of an event at [`Harness::now`].
     pub fn call<R>(&mut self, f: impl FnOnce(&mut TransportCtx) -> R) -> R {

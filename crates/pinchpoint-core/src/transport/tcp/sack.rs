@@ -427,6 +427,14 @@ impl SackBlocks {
         if let Some(r) = first {
             push(r, &mut b);
         }
+        // The vector is walked as a slice (the usual case: a receiver rarely holds more than a
+        // few ranges); the same ranges in the same order as the generic iterator below.
+        if let Ranges::Small(v) = &ooo.ranges {
+            for &r in v.iter().rev().filter(|&&r| Some(r) != first).take(MAX_SACK_BLOCKS) {
+                push(r, &mut b);
+            }
+            return b;
+        }
         for r in ooo.iter_rev().filter(|&r| Some(r) != first).take(MAX_SACK_BLOCKS) {
             push(r, &mut b);
         }
@@ -488,7 +496,16 @@ impl Scoreboard {
     }
 
     /// Drops everything below the cumulative ack.
+    #[inline]
     pub fn advance(&mut self, snd_una: u64) {
+        if self.sacked.is_empty() {
+            // Nothing SACKed (most acknowledgements): nothing to remove, so nothing below
+            // HighRxt either once snd_una reaches it (else the sum stays 0).
+            if snd_una >= self.high_rxt {
+                self.sacked_below_rxt = 0;
+            }
+            return;
+        }
         let removed = self.sacked.remove_below(snd_una);
         if snd_una >= self.high_rxt {
             // Everything below HighRxt is gone.

@@ -4,6 +4,7 @@
 use super::cc::{AckSample, AnyCc, CongestionControl, RateSample};
 use super::sack::Scoreboard;
 use super::Recovery;
+use crate::metrics::stats::u63_to_f64;
 use crate::net::packet::{flags, Ecn, Packet, PacketKind};
 use crate::sim::{SimTime, PS_PER_S};
 use crate::transport::{Direction, TransportCtx, TransportReport, TIMER_PACING, TIMER_RTO};
@@ -436,7 +437,12 @@ impl TcpSender {
     }
 
     /// Draft s3.4 CheckIfApplicationLimited: nothing left to send and the window not full.
+    /// Only the estimator reads the mark, so without one there is nothing to check.
+    #[inline]
     fn check_app_limited(&mut self) {
+        if self.rate.is_none() {
+            return;
+        }
         let in_flight = self.snd_max - self.snd_una;
         if self.snd_max >= self.total_bytes && in_flight < self.send_window() {
             if let Some(r) = self.rate.as_mut() {
@@ -702,11 +708,13 @@ impl TcpSender {
         let c = self.counters_mut();
         // Welford's update on the mean rtt_sum_ps / rtt_samples: the mean after the previous
         // sample is kept, so each sample divides once (the same quotients as dividing twice).
+        // (The conversions go through i64: a sample and a count are below 2^63.)
         let mean_before = c.rtt_mean_ps;
+        let r_f = u63_to_f64(r);
         c.rtt_samples += 1;
-        c.rtt_sum_ps += r as f64;
-        c.rtt_mean_ps = c.rtt_sum_ps / c.rtt_samples as f64;
-        c.rtt_m2_ps2 += (r as f64 - mean_before) * (r as f64 - c.rtt_mean_ps);
+        c.rtt_sum_ps += r_f;
+        c.rtt_mean_ps = c.rtt_sum_ps / u63_to_f64(c.rtt_samples);
+        c.rtt_m2_ps2 += (r_f - mean_before) * (r_f - c.rtt_mean_ps);
         c.rtt_min_ps = c.rtt_min_ps.min(r);
         c.rtt_max_ps = c.rtt_max_ps.max(r);
         if !self.has_rtt {
