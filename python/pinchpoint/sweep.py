@@ -137,14 +137,14 @@ def _where(point: dict[str, Any]) -> str:
     return ", ".join(f"{k}={_cell(v)}" for k, v in point.items()) or "the base scenario"
 
 
-def seed_sources(data: dict[str, Any]) -> list[str]:
+def seed_sources(data: dict[str, Any], origin: str = "<dict>") -> list[str]:
     """The parts of a scenario (as a dict) that draw random numbers, so that the seed changes
     results, as readable labels (:func:`pinchpoint.api.random_parts`: decided by each part's
     settings, e.g. ``on_off`` only with exponential periods). Raises ScenarioError for an
-    invalid scenario."""
+    invalid scenario (naming ``origin``)."""
     from .api import random_parts
 
-    return random_parts(Scenario.from_dict(data))
+    return random_parts(Scenario.from_dict(data, origin=origin))
 
 
 # -- workers ---------------------------------------------------------------------------------
@@ -235,7 +235,7 @@ def sweep(base: Scenario | str | Path, grid: dict[str, Iterable[Any]] | None = N
         for path, value in point.items():
             set_path(s.data, path, value)
         try:
-            sources = seed_sources(s.data)
+            sources = seed_sources(s.data, s.origin)
         except _native.ScenarioError as e:
             raise _native.ScenarioError(f"sweep point {_where(point)}: {e}") from None
         for seed in p.seeds:
