@@ -166,7 +166,7 @@ impl Flow {
     pub fn note_completion(&mut self, now: SimTime) -> bool {
         if !self.done && self.transport.is_finite() && self.transport.is_complete() {
             self.done = true;
-            self.stats.completed_at = Some(now);
+            self.stats.set_completed_at(now);
             return true;
         }
         false
@@ -196,7 +196,7 @@ impl Flow {
         }
         if !self.started {
             self.started = true;
-            self.stats.started_at = Some(now);
+            self.stats.set_started_at(now);
             self.transport.open(&self.name, self.workload.total_bytes().unwrap_or(u64::MAX));
             self.workload.start(now);
             return TimerAction::Start;

@@ -110,6 +110,15 @@ impl Simulation {
     pub fn ports(&self) -> &[Port] {
         &self.ports
     }
+    /// The name of port `id`: `from->to` by its nodes' names (derived, not stored in the port).
+    pub fn port_name(&self, id: u32) -> String {
+        let p = &self.ports[id as usize];
+        format!("{}->{}", self.nodes[p.from_node as usize].name, self.nodes[p.to_node as usize].name)
+    }
+    /// The first port named `name` (`from->to`), for inspection in tests.
+    pub fn port_named(&self, name: &str) -> Option<&Port> {
+        (0..self.ports.len() as u32).find(|&i| self.port_name(i) == name).map(|i| &self.ports[i as usize])
+    }
     /// Runs the whole simulation.
     pub fn run(&mut self) {
         self.run_until(self.end);
@@ -497,13 +506,13 @@ mod tests {
             workload = { kind = \"cbr\", rate = \"100kbps\", packet_size = \"100B\" }\n";
         let mut sim = crate::load_toml(text, "t.toml", None).unwrap();
         sim.run_until(crate::sim::PS_PER_S / 2);
-        let r_node = sim.nodes.iter().position(|n| n.name == "r").unwrap() as u32;
+        let r_node = sim.nodes.iter().position(|n| &*n.name == "r").unwrap() as u32;
         // What a hook's HookCtx::send_to_source leaves for the engine.
         let quench = Packet { flow: 0, kind: PacketKind::Control, size_bytes: 40, sent_at: sim.now, ..Default::default() };
         sim.hook_out.push(HookEmit { node: r_node, pkt: quench });
         sim.route_hook_packets();
         sim.run();
-        let back = sim.ports.iter().find(|p| p.name == "r->a").unwrap();
+        let back = sim.port_named("r->a").unwrap();
         assert_eq!(back.stats.tx_pkts, 1, "the quench left r toward a");
         let fs = &sim.flows[0].stats;
         assert_eq!((fs.rev_sent_pkts, fs.rev_delivered_pkts), (1, 1), "and reached the source");

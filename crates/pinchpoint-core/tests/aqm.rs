@@ -59,10 +59,11 @@ fn every_new_discipline_conserves_packets_and_agrees_with_the_port_count() {
     ] {
         let (sim, r) = run_sim(&dumbbell(4, q, "{ }", "8s", &poisson()));
         assert!(port_u64(&r, "drops") > 0, "{q}: the bottleneck should drop");
-        for p in sim.ports() {
-            assert_eq!(p.waiting_pkts, p.queue_len_pkts(), "{q} at {}", p.name);
+        for (i, p) in sim.ports().iter().enumerate() {
+            let name = sim.port_name(i as u32);
+            assert_eq!(p.waiting_pkts, p.queue_len_pkts(), "{q} at {name}");
             let s = &p.stats;
-            assert_eq!(s.arrivals_pkts, s.tx_pkts + s.total_drops() + p.waiting_pkts as u64, "{q} at {}", p.name);
+            assert_eq!(s.arrivals_pkts, s.tx_pkts + s.total_drops() + p.waiting_pkts as u64, "{q} at {name}");
         }
         let lost: u64 = r.flows.u64s("lost_pkts").iter().sum::<u64>() + r.flows.u64s("ack_lost_pkts").iter().sum::<u64>();
         let port_drops: u64 = sim.ports().iter().map(|p| p.stats.total_drops()).sum();
@@ -74,14 +75,14 @@ fn every_new_discipline_conserves_packets_and_agrees_with_the_port_count() {
 #[test]
 fn red_keeps_the_average_queue_between_its_thresholds() {
     let (sim, r) = run_sim(&dumbbell(4, "{ kind = \"red\", limit_pkts = 100 }", "{ }", "30s", ""));
-    let q = sim.ports().iter().find(|p| p.name == BOTTLENECK).unwrap();
+    let q = sim.port_named(BOTTLENECK).unwrap();
     let mean = port_f64(&r, "queue_pkts_mean");
-    eprintln!("red: mean queue {mean:.2} pkts, drops {:?}, util {:.3}", q.stats.drops, utilisation(&r));
+    eprintln!("red: mean queue {mean:.2} pkts, drops {:?}, util {:.3}", q.stats.drops(), utilisation(&r));
     // Defaults min_th 5, max_th 15: the time-averaged queue stays between them, no overflow.
     assert!((5.0..=15.0).contains(&mean), "mean queue {mean}");
     // Early drops dominate; the few overflows come from the first slow start, which outruns the
     // slowly moving average (w_q = 0.002).
-    assert!(q.stats.drops[1] > 10 * q.stats.drops[0], "{:?}", q.stats.drops);
+    assert!(q.stats.drops()[1] > 10 * q.stats.drops()[0], "{:?}", q.stats.drops());
     assert!(utilisation(&r) > 0.9);
 }
 
@@ -135,8 +136,8 @@ fn ecn_capable_tcp_is_marked_not_dropped_by_every_marking_discipline() {
         // design); judge the steady state after 5 s.
         sim.run_until(5 * pinchpoint_core::sim::PS_PER_S);
         let at = |sim: &Simulation| {
-            let p = sim.ports().iter().find(|p| p.name == BOTTLENECK).unwrap();
-            (p.stats.marks, p.stats.drops, p.stats.tx_bytes)
+            let p = sim.port_named(BOTTLENECK).unwrap();
+            (p.stats.marks(), p.stats.drops(), p.stats.tx_bytes)
         };
         let (marks0, drops0, tx0) = at(&sim);
         sim.run();
@@ -169,7 +170,7 @@ fn bundled_red_ecn_example_marks_and_does_not_drop_after_slow_start() {
     let text = std::fs::read_to_string(path).unwrap();
     let mut sim = load_toml(&text, path, None).unwrap();
     sim.run_until(2 * pinchpoint_core::sim::PS_PER_S);
-    let bottleneck = |sim: &Simulation| sim.ports().iter().find(|p| p.name == BOTTLENECK).map(|p| (p.stats.marks, p.stats.total_drops())).unwrap();
+    let bottleneck = |sim: &Simulation| sim.port_named(BOTTLENECK).map(|p| (p.stats.marks(), p.stats.total_drops())).unwrap();
     let (marks0, drops0) = bottleneck(&sim);
     sim.run();
     let (marks1, drops1) = bottleneck(&sim);

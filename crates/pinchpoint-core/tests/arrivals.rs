@@ -132,10 +132,10 @@ fn transfers_arriving_after_a_route_change_take_the_new_route() {
         process = { kind = \"flash_crowd\", count = 10, rate_per_s = 10.0, at = \"6s\", spacing = \"even\", size = { kind = \"fixed\", pkts = 5 } }\n";
     let mut sim = load_toml(&format!("{base}{arrivals}"), "t.toml", None).unwrap();
     sim.run_until(5_900_000_000_000);
-    let up_before = sim.ports().iter().find(|p| p.name == "x->up").unwrap().stats.tx_pkts;
+    let up_before = sim.port_named("x->up").unwrap().stats.tx_pkts;
     sim.run();
     let r = sim.results();
-    let up_after = sim.ports().iter().find(|p| p.name == "x->up").unwrap().stats.tx_pkts;
+    let up_after = sim.port_named("x->up").unwrap().stats.tx_pkts;
     assert_eq!(up_before, up_after, "nothing more on the upper path");
     let down = r.ports.strs("port").iter().position(|n| n == "x->down").unwrap();
     assert_eq!(r.ports.u64s("tx_pkts")[down] + r.ports.u64s("drops")[down], 50 + r.transfers.u64s("retx_pkts").iter().sum::<u64>());

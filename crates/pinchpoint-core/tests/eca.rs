@@ -55,7 +55,7 @@ fn wtp_flows_share_a_bottleneck_in_proportion_to_their_weights_near_the_target_u
         let want = (i + 1) as f64 / 6.0;
         assert!((g / total - want).abs() / want < 0.15, "flow {i}: share {} vs {want}", g / total);
     }
-    let port = sim.ports().iter().find(|p| p.name == BOTTLENECK).unwrap();
+    let port = sim.port_named(BOTTLENECK).unwrap();
     let util = port.stats.tx_bytes as f64 * 8.0 / 10e6 / r.end_time_s;
     // Target 0.9 of the line rate; the first seconds are spent raising L from its floor.
     assert!((0.8..=0.95).contains(&util), "utilisation {util}");

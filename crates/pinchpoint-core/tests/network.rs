@@ -50,10 +50,11 @@ fn packets_are_conserved_per_flow_and_per_port() {
             assert_eq!(sent[f] + acks[f], delivered[f] + rev_delivered + lost[f] + ack_lost[f] + in_net[f], "flow {f}");
         }
         assert!(lost.iter().sum::<u64>() > 0, "the scenario should drop packets");
-        for p in sim.ports() {
+        for (i, p) in sim.ports().iter().enumerate() {
+            let name = sim.port_name(i as u32);
             let queued = p.queue_len_pkts() as u64;
             let s = &p.stats;
-            assert_eq!(s.arrivals_pkts, s.tx_pkts + s.total_drops() + queued, "port {}", p.name);
+            assert_eq!(s.arrivals_pkts, s.tx_pkts + s.total_drops() + queued, "port {name}");
         }
     }
 }
@@ -62,16 +63,17 @@ fn packets_are_conserved_per_flow_and_per_port() {
 fn links_never_exceed_rate_and_queues_never_exceed_limit() {
     let (sim, r) = run_sim_seeded(&dumbbell(6, "10Mbps", "10ms", 25, "15s", &udp_extra()), None);
     let dur = r.end_time_s;
-    for p in sim.ports() {
+    for (i, p) in sim.ports().iter().enumerate() {
+        let name = sim.port_name(i as u32);
         let bits = p.stats.tx_bytes as f64 * 8.0;
         // One packet may still be on its way out at the end; nothing more.
-        assert!(bits <= p.rate_bps as f64 * dur + 1500.0 * 8.0, "{} carried {bits} bits", p.name);
+        assert!(bits <= p.rate_bps as f64 * dur + 1500.0 * 8.0, "{name} carried {bits} bits");
         assert!(p.stats.busy_ps <= sim.now() + 1_500 * 8 * 1_000_000_000_000 / p.rate_bps);
-        if p.name == "r1->r2" {
-            assert!(p.stats.max_queue_pkts <= 25);
-            assert_eq!(p.stats.max_queue_pkts, 25, "the bottleneck should fill");
+        if name == "r1->r2" {
+            assert!(p.stats.max_queue_pkts() <= 25);
+            assert_eq!(p.stats.max_queue_pkts(), 25, "the bottleneck should fill");
         } else {
-            assert!(p.stats.max_queue_pkts <= 100);
+            assert!(p.stats.max_queue_pkts() <= 100);
         }
     }
     let util: Vec<f64> = r.links.f64s("utilisation").to_vec();
@@ -193,12 +195,13 @@ fn every_queue_discipline_conserves_packets_and_agrees_with_the_port_count() {
         let text = dumbbell(4, "10Mbps", "10ms", 20, "8s", &udp_extra())
             .replacen("queue = { kind = \"droptail\", limit_pkts = 20 }", &format!("queue = {q}"), 1);
         let (sim, r) = run_sim_seeded(&text, None);
-        let bottleneck = sim.ports().iter().find(|p| p.name == "r1->r2").unwrap();
+        let bottleneck = sim.port_named("r1->r2").unwrap();
         assert!(bottleneck.stats.total_drops() > 0, "{q}: the bottleneck should drop");
-        for p in sim.ports() {
-            assert_eq!(p.waiting_pkts, p.queue_len_pkts(), "{q} at {}", p.name);
+        for (i, p) in sim.ports().iter().enumerate() {
+            let name = sim.port_name(i as u32);
+            assert_eq!(p.waiting_pkts, p.queue_len_pkts(), "{q} at {name}");
             let s = &p.stats;
-            assert_eq!(s.arrivals_pkts, s.tx_pkts + s.total_drops() + p.waiting_pkts as u64, "{q} at {}", p.name);
+            assert_eq!(s.arrivals_pkts, s.tx_pkts + s.total_drops() + p.waiting_pkts as u64, "{q} at {name}");
         }
         assert!(r.flows.f64s("goodput_bps").iter().all(|&g| g > 0.0), "{q}: every flow gets through");
     }

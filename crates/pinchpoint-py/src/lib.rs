@@ -69,7 +69,7 @@ fn paths_at<'py>(py: Python<'py>, text: &str, origin: &str, fmt: &str, t_s: f64)
     let sc = parse(text, origin, fmt)?;
     let sim = pinchpoint_core::build(&sc, None, origin).map_err(|e| ScenarioError::new_err(e.to_string()))?;
     let d = PyDict::new(py);
-    let ports: Vec<(String, u64)> = sim.ports().iter().map(|p| (p.name.clone(), p.rate_bps)).collect();
+    let ports: Vec<(String, u64)> = sim.ports().iter().enumerate().map(|(i, p)| (sim.port_name(i as u32), p.rate_bps)).collect();
     d.set_item("ports", ports)?;
     let flows: Vec<(String, Vec<u32>, Vec<u32>)> = sim.paths_at(secs_to_ps(t_s)).into_iter().map(|f| (f.flow, f.forward, f.reverse)).collect();
     d.set_item("flows", flows)?;

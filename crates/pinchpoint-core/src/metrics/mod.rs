@@ -1,17 +1,19 @@
 //! Metrics: per-flow and per-port accumulators, time series and the result tables.
 
 pub mod loss_events;
+pub mod port_stats;
 pub mod rates;
 pub mod results;
 pub mod stats;
 pub mod table;
 
-use crate::queue::DROP_REASONS;
+pub use port_stats::{Occupancy, PortStats};
 use crate::sim::SimTime;
-use stats::{LogHistogram, Moments, TimeWeighted};
+use crate::transport::NEVER;
+use stats::{LogHistogram, Moments};
 
 /// What the network saw of one flow (the transport reports the rest).
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct FlowStats {
     /// Data packets handed to the network (first transmissions and retransmissions).
     pub data_sent_pkts: u64,
@@ -32,12 +34,33 @@ pub struct FlowStats {
     /// End-to-end delay of delivered data packets; allocated at the first delivery, so a flow
     /// that delivered nothing holds one pointer instead of 72 bytes.
     pub delay: Option<Box<DelayStats>>,
-    /// When the workload started.
-    pub started_at: Option<SimTime>,
-    /// When a finite workload was fully acknowledged.
-    pub completed_at: Option<SimTime>,
-    /// Loss events of the data packets lost (RFC 5348 s5.2; `loss_events.rs`).
-    pub loss_events: loss_events::LossEvents,
+    /// When the workload started (`NEVER`: not yet; a plain time is 8 bytes smaller than an
+    /// `Option`, issue 13). Read through [`FlowStats::started_at`].
+    started_at_ps: SimTime,
+    /// When a finite workload was fully acknowledged (`NEVER`: not yet).
+    completed_at_ps: SimTime,
+    /// Loss events of the data packets lost (RFC 5348 s5.2; `loss_events.rs`), on the heap from
+    /// the first lost data packet.
+    pub loss_events: loss_events::LazyLossEvents,
+}
+
+impl Default for FlowStats {
+    fn default() -> Self {
+        FlowStats {
+            data_sent_pkts: 0,
+            data_sent_bytes: 0,
+            rev_sent_pkts: 0,
+            data_delivered_pkts: 0,
+            rev_delivered_pkts: 0,
+            data_dropped_pkts: 0,
+            rev_dropped_pkts: 0,
+            data_ce_pkts: 0,
+            delay: None,
+            started_at_ps: NEVER,
+            completed_at_ps: NEVER,
+            loss_events: Default::default(),
+        }
+    }
 }
 
 /// End-to-end delay of a flow's delivered data packets.
@@ -59,103 +82,36 @@ impl DelayStats {
 }
 
 impl FlowStats {
+    /// When the workload started, if it has.
+    #[inline]
+    pub fn started_at(&self) -> Option<SimTime> {
+        (self.started_at_ps != NEVER).then_some(self.started_at_ps)
+    }
+
+    /// When a finite workload was fully acknowledged, if it was.
+    #[inline]
+    pub fn completed_at(&self) -> Option<SimTime> {
+        (self.completed_at_ps != NEVER).then_some(self.completed_at_ps)
+    }
+
+    /// The workload starts at `now` (before the end of time).
+    #[inline]
+    pub fn set_started_at(&mut self, now: SimTime) {
+        debug_assert!(now != NEVER);
+        self.started_at_ps = now;
+    }
+
+    /// The finite workload is fully acknowledged at `now` (before the end of time).
+    #[inline]
+    pub fn set_completed_at(&mut self, now: SimTime) {
+        debug_assert!(now != NEVER);
+        self.completed_at_ps = now;
+    }
+
     /// A statistic of the delays, or NaN when no data packet was delivered (what the empty
     /// accumulators give).
     pub fn delay_or_nan(&self, stat: impl Fn(&DelayStats) -> f64) -> f64 {
         self.delay.as_deref().map_or(f64::NAN, stat)
-    }
-}
-
-/// What a port saw.
-#[derive(Clone, Debug)]
-pub struct PortStats {
-    /// Packets that arrived at the port.
-    pub arrivals_pkts: u64,
-    /// Bytes that arrived.
-    pub arrivals_bytes: u64,
-    /// Packets transmitted.
-    pub tx_pkts: u64,
-    /// Bytes transmitted.
-    pub tx_bytes: u64,
-    /// Time spent transmitting, ps.
-    pub busy_ps: SimTime,
-    /// Drops by reason.
-    pub drops: [u64; DROP_REASONS],
-    /// Packets marked by the discipline.
-    pub marks: u64,
-    /// Waiting packets and bytes over time; allocated when packets first wait, so a port
-    /// whose queue never held a packet (an idle host's) holds one pointer instead of 176 bytes.
-    pub occupancy: Option<Box<Occupancy>>,
-    /// Most packets ever waiting.
-    pub max_queue_pkts: u32,
-    /// Packets transmitted and then lost on the wire (link loss model; not in `drops`).
-    pub link_losses_pkts: u64,
-}
-
-impl Default for PortStats {
-    fn default() -> Self {
-        PortStats {
-            arrivals_pkts: 0,
-            arrivals_bytes: 0,
-            tx_pkts: 0,
-            tx_bytes: 0,
-            busy_ps: 0,
-            drops: [0; DROP_REASONS],
-            marks: 0,
-            occupancy: None,
-            max_queue_pkts: 0,
-            link_losses_pkts: 0,
-        }
-    }
-}
-
-/// A queue's occupancy over time, in packets and in bytes, from time 0.
-#[derive(Clone, Debug, Default)]
-pub struct Occupancy {
-    /// Waiting packets.
-    pub pkts: TimeWeighted,
-    /// Waiting bytes.
-    pub bytes: TimeWeighted,
-}
-
-impl PortStats {
-    /// All drops.
-    pub fn total_drops(&self) -> u64 {
-        self.drops.iter().sum()
-    }
-
-    /// The queue holds `pkts` packets of `bytes` bytes from `now` on. Trackers are created at
-    /// the first non-empty queue: until then both held 0 since time 0, which an absent tracker
-    /// stands for exactly (`TimeWeighted::set` ignores a value equal to the current one).
-    #[inline]
-    pub fn set_occupancy(&mut self, now: SimTime, pkts: u32, bytes: u64) {
-        match self.occupancy.as_deref_mut() {
-            Some(o) => TimeWeighted::set_pair(&mut o.pkts, &mut o.bytes, now, pkts as u64, bytes),
-            None if pkts == 0 && bytes == 0 => {}
-            None => self.first_occupancy(now, pkts, bytes),
-        }
-    }
-
-    /// The queue holds packets for the first time: the trackers start (out of the per-packet
-    /// path).
-    #[cold]
-    #[inline(never)]
-    fn first_occupancy(&mut self, now: SimTime, pkts: u32, bytes: u64) {
-        let mut o = Box::<Occupancy>::default();
-        o.pkts.set(now, pkts as u64);
-        o.bytes.set(now, bytes);
-        self.occupancy = Some(o);
-    }
-
-    /// (packets, bytes) occupancy summaries up to `now` (see [`TimeWeighted::summary`]).
-    pub fn occupancy_summaries(&self, now: SimTime) -> ((f64, f64, f64, f64, f64), (f64, f64, f64, f64, f64)) {
-        match self.occupancy.as_deref() {
-            Some(o) => (o.pkts.summary(now), o.bytes.summary(now)),
-            None => {
-                let empty = TimeWeighted::new(0);
-                (empty.summary(now), empty.summary(now))
-            }
-        }
     }
 }
 

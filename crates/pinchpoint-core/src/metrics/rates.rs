@@ -42,8 +42,8 @@ impl IntervalRates {
             let delivered = f.transport.report().delivered_bytes;
             let bytes = delivered - self.last_bytes[i].min(delivered);
             self.last_bytes[i] = delivered;
-            let started = f.stats.started_at.is_some_and(|t| t < now);
-            let finished_before = f.stats.completed_at.is_some_and(|t| t <= start);
+            let started = f.stats.started_at().is_some_and(|t| t < now);
+            let finished_before = f.stats.completed_at().is_some_and(|t| t <= start);
             if started && !finished_before {
                 self.flow.push(i as u32);
                 self.start_ps.push(start);
@@ -61,8 +61,8 @@ impl IntervalRates {
         let n = flows.len();
         let inside = |k: usize| {
             let f = &flows[self.flow[k] as usize];
-            let from = f.stats.started_at.unwrap_or(SimTime::MAX);
-            let to = f.stats.completed_at.unwrap_or(end);
+            let from = f.stats.started_at().unwrap_or(SimTime::MAX);
+            let to = f.stats.completed_at().unwrap_or(end);
             self.start_ps[k] >= from && self.start_ps[k] + self.interval_ps <= to
         };
         // Two passes (mean, then squared deviations), as numpy's std.

@@ -73,13 +73,13 @@ struct FlowRow<'a> {
 
 impl FlowRow<'_> {
     fn goodput_bps(&self) -> f64 {
-        let start = self.f.stats.started_at.unwrap_or(self.f.start);
-        let end = self.f.stats.completed_at.unwrap_or(self.now);
+        let start = self.f.stats.started_at().unwrap_or(self.f.start);
+        let end = self.f.stats.completed_at().unwrap_or(self.now);
         let span = ps_to_secs(end.saturating_sub(start));
         if span > 0.0 { self.r.delivered_bytes as f64 * 8.0 / span } else { 0.0 }
     }
     fn fct_s(&self) -> f64 {
-        match (self.f.stats.started_at, self.f.stats.completed_at) {
+        match (self.f.stats.started_at(), self.f.stats.completed_at()) {
             (Some(a), Some(b)) => ps_to_secs(b - a),
             _ => f64::NAN,
         }
@@ -96,6 +96,7 @@ type Summary = (f64, f64, f64, f64, f64);
 /// One port at the end of the run.
 struct PortRow<'a> {
     p: &'a Port,
+    name: String,
     node: &'a str,
     q_pkts: Summary,
     q_bytes: Summary,
@@ -134,7 +135,7 @@ impl Results {
             "sent_bytes": U64 => |x| x.f.stats.data_sent_bytes,
             "retx_pkts": U64 => |x| x.r.retx_pkts,
             "lost_pkts": U64 => |x| x.f.stats.data_dropped_pkts,
-            "loss_events": U64 => |x| x.f.stats.loss_events.events,
+            "loss_events": U64 => |x| x.f.stats.loss_events.get().events,
             "delivered_pkts": U64 => |x| x.f.stats.data_delivered_pkts,
             "ce_pkts": U64 => |x| x.f.stats.data_ce_pkts,
             "ack_pkts": U64 => |x| x.f.stats.rev_sent_pkts,
@@ -154,7 +155,7 @@ impl Results {
             "rtt_max_s": F64 => |x| nan_unless(x.r.rtt_samples > 0, ps_to_secs(x.r.rtt_max_ps)),
             // Seed 002's per-source tables (thesis ch. 9): round-trip deviation beside the mean.
             "rtt_std_s": F64 => |x| nan_unless(x.r.rtt_samples > 0, x.r.rtt_std_ps * 1e-12),
-            "completed": Bool => |x| x.f.stats.completed_at.is_some(),
+            "completed": Bool => |x| x.f.stats.completed_at().is_some(),
         });
         let group_of = |i: usize| match sim.arrivals.static_groups[i] {
             u32::MAX => String::new(),
@@ -192,12 +193,13 @@ impl Results {
             .iter()
             .map(|p| {
                 let (q_pkts, q_bytes) = p.stats.occupancy_summaries(now);
-                PortRow { p, node: &sim.nodes[p.from_node as usize].name, q_pkts, q_bytes }
+                let name = format!("{}->{}", sim.nodes[p.from_node as usize].name, sim.nodes[p.to_node as usize].name);
+                PortRow { p, name, node: &sim.nodes[p.from_node as usize].name, q_pkts, q_bytes }
             })
             .collect();
         let mut ports = Table::default();
         columns!(ports, prows, {
-            "port": Str => |x| x.p.name.clone(),
+            "port": Str => |x| x.name.clone(),
             "node": Str => |x| x.node.to_string(),
             "arrivals_pkts": U64 => |x| x.p.stats.arrivals_pkts,
             "tx_pkts": U64 => |x| x.p.stats.tx_pkts,
@@ -205,11 +207,11 @@ impl Results {
             "drops": U64 => |x| x.p.stats.total_drops(),
         });
         for (k, name) in DROP_REASON_NAMES.iter().enumerate() {
-            ports.col(&format!("drops_{name}"), ColumnData::U64(prows.iter().map(|x| x.p.stats.drops[k]).collect()));
+            ports.col(&format!("drops_{name}"), ColumnData::U64(prows.iter().map(|x| x.p.stats.drops()[k]).collect()));
         }
         columns!(ports, prows, {
-            "link_losses_pkts": U64 => |x| x.p.stats.link_losses_pkts,
-            "marks": U64 => |x| x.p.stats.marks,
+            "link_losses_pkts": U64 => |x| x.p.stats.link_losses_pkts(),
+            "marks": U64 => |x| x.p.stats.marks(),
             "queue_pkts_mean": F64 => |x| x.q_pkts.0,
             "queue_pkts_std": F64 => |x| x.q_pkts.1,
             "queue_pkts_min": F64 => |x| x.q_pkts.2,
@@ -227,8 +229,10 @@ impl Results {
         // counts toward neither bytes nor busy time until its last bit is out, so throughput and
         // utilisation can never exceed the rate.
         let mut links = Table::default();
+        columns!(links, prows, {
+            "link": Str => |x| x.name.clone(),
+        });
         columns!(links, sim.ports, {
-            "link": Str => |p| p.name.clone(),
             "rate_bps": F64 => |p| p.rate_bps as f64,
             "delay_s": F64 => |p| ps_to_secs(p.delay_ps),
             "tx_bytes": U64 => |p| p.serialised_bytes_at(now),
@@ -237,7 +241,7 @@ impl Results {
         });
 
         let flow_name = |i: &u32| sim.flows[*i as usize].name.clone();
-        let port_name = |i: &u32| sim.ports[*i as usize].name.clone();
+        let port_name = |i: &u32| prows[*i as usize].name.clone();
         let s = &sim.series;
         let mut flow_series = Table::default();
         flow_series
@@ -317,7 +321,7 @@ fn capture_table(sim: &Simulation) -> Table {
         )
     };
     t.col("t_ps", ColumnData::U64(c.iter().map(|x| x.0).collect()))
-        .col("port", ColumnData::Str(c.iter().map(|x| sim.ports[x.1 as usize].name.clone()).collect()))
+        .col("port", ColumnData::Str(c.iter().map(|x| sim.port_name(x.1)).collect()))
         .col("flow", ColumnData::Str(c.iter().map(|x| sim.flows[x.2.flow as usize].name.clone()).collect()))
         .col("kind", ColumnData::U64(c.iter().map(|x| x.2.kind as u64).collect()))
         .col("seq", ColumnData::U64(c.iter().map(|x| x.2.seq).collect()))
@@ -351,7 +355,7 @@ impl super::Series {
             self.flow_srtt_s.push(ps_to_secs(r.srtt_ps));
             self.flow_rate_bps.push(r.rate_bps);
         }
-        self.loss_events.sample(now, flows.iter().map(|f| (f.stats.data_sent_pkts, f.stats.loss_events)));
+        self.loss_events.sample(now, flows.iter().map(|f| (f.stats.data_sent_pkts, f.stats.loss_events.get())));
         for (i, p) in ports.iter().enumerate() {
             self.port_t.push(t);
             self.port_id.push(i as u32);

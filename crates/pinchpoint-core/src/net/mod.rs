@@ -14,9 +14,9 @@ pub use port::Port;
 #[derive(Clone, Debug)]
 pub struct Node {
     /// Name from the scenario.
-    pub name: String,
+    pub name: Box<str>,
     /// True for routers.
     pub is_router: bool,
     /// Output ports of this node (indices into the port arena), in link declaration order.
-    pub ports: Vec<u32>,
+    pub ports: Box<[u32]>,
 }

@@ -9,9 +9,10 @@
 
 use crate::metrics::{PortStats, QueueTrace};
 use crate::net::packet::{Ecn, Packet, PacketSlab};
-use crate::port_hooks::{AnyHook, HookCtx, HookEmit, PortHook, PortView};
+use crate::port_hooks::{AnyHook, HookCtx, HookEmit, PortHook, PortHooks, PortView};
 use crate::queue::{AnyQueue, DropReason, QueueAction, QueueDiscipline, Verdict};
 use crate::sim::{ps_to_secs, tx_time_fast, Event, EventQueue, SimRng, SimTime};
+use crate::net::loss::AnyLoss;
 use crate::net::wire::Wire;
 
 /// What a port needs from the engine while it works: the event heap, the queue trace and the
@@ -30,10 +31,10 @@ pub struct PortEnv<'a> {
     pub dropped: &'a mut Vec<u32>,
 }
 
-/// One simplex channel's sending end.
+/// One simplex channel's sending end. Its name, `from->to` by node names, is derived from its
+/// two nodes when needed ([`crate::Simulation::port_name`]) rather than stored in every port
+/// (issue 13: 24 bytes and an allocation per port).
 pub struct Port {
-    /// `from->to` by node names.
-    pub name: String,
     /// Node the port belongs to.
     pub from_node: u32,
     /// Node at the far end of the wire.
@@ -46,8 +47,8 @@ pub struct Port {
     pub delay_ps: SimTime,
     /// The queue discipline.
     pub queue: AnyQueue,
-    /// Hooks, in scenario order (a boxed slice: most ports have none, and it never grows).
-    pub hooks: Box<[AnyHook]>,
+    /// Hooks, in scenario order (one pointer: most ports have none, and it never grows).
+    pub hooks: PortHooks,
     /// When the transmitter finishes the packet it is sending (in the past when idle).
     pub busy_until: SimTime,
     /// A `TxDone` event is in the heap. The port schedules one only when packets wait behind
@@ -57,8 +58,9 @@ pub struct Port {
     pub txdone_pending: bool,
     /// Packets on the wire: (arrival time at the far end, packet slot), in order.
     pub wire: Wire,
-    /// The port's random stream (probabilistic disciplines).
-    pub rng: SimRng,
+    /// The random streams of a port that draws (see [`PortDraws`]); none on the many that do
+    /// not (issue 13: drop-tail ports without wire loss, such as every host's).
+    pub draws: Option<Box<PortDraws>>,
     /// Packets waiting. The one count the engine, the hooks and the statistics read (the
     /// discipline keeps its own for its decisions; a debug assertion checks they agree).
     pub waiting_pkts: u32,
@@ -74,14 +76,24 @@ pub struct Port {
     pub captured: bool,
     /// The discipline reports actions besides its verdicts (CoDel, FQ-CoDel): drain them.
     pub queue_acts: bool,
-    /// Random loss on the wire (`links[].loss`) and its own random stream.
-    pub loss: Option<Box<(crate::net::loss::AnyLoss, SimRng)>>,
     /// Arrivals smaller than this many bytes may take the idle fast path
     /// ([`Self::try_send_at_once`]): the drop-tail limit for an empty buffer on a drop-tail port
     /// without hooks, 0 on every other port (no packet is that small). One compare in the
     /// per-packet path instead of a look at the hooks, the discipline and its limit.
     fast_below_bytes: u64,
 }
+
+/// The random streams of a port, on the heap for the ports that draw random numbers.
+pub struct PortDraws {
+    /// The discipline's stream (drawn only if [`QueueDiscipline::draws_random`]; a lossy
+    /// drop-tail port keeps it too, unused).
+    pub queue_rng: SimRng,
+    /// Random loss on the wire (`links[].loss`) and its own random stream.
+    pub loss: Option<(AnyLoss, SimRng)>,
+}
+
+/// State of the stream that ports whose discipline draws no random numbers hand to it.
+const STAND_IN_SEED: u128 = 1;
 
 /// What happened to a packet handed to [`Port::receive`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -95,8 +107,10 @@ pub enum Admission {
 impl Port {
     /// A port with empty counters, idle since time 0.
     #[allow(clippy::too_many_arguments)]
-    pub fn new(name: String, from_node: u32, to_node: u32, rate_bps: u64, delay_ps: SimTime, queue: AnyQueue, hooks: Vec<AnyHook>, rng: SimRng) -> Self {
+    /// `rng` is the discipline's stream, `loss` the wire's loss model with its own stream.
+    pub fn new(from_node: u32, to_node: u32, rate_bps: u64, delay_ps: SimTime, queue: AnyQueue, hooks: Vec<AnyHook>, rng: SimRng, loss: Option<(AnyLoss, SimRng)>) -> Self {
         let queue_acts = queue.may_act();
+        let draws = (queue.draws_random() || loss.is_some()).then(|| Box::new(PortDraws { queue_rng: rng, loss }));
         let fast_below_bytes = match &queue {
             AnyQueue::DropTail(q) if hooks.is_empty() && !queue_acts => q.empty_admits_below_bytes(),
             _ => 0,
@@ -104,25 +118,23 @@ impl Port {
         Port {
             fast_below_bytes,
             queue_acts,
-            name,
             from_node,
             to_node,
             rate_bps,
             ps_per_byte: crate::sim::time::exact_ps_per_byte(rate_bps),
             delay_ps,
             queue,
-            hooks: hooks.into_boxed_slice(),
+            hooks: PortHooks::new(hooks),
             busy_until: 0,
             txdone_pending: false,
             wire: Wire::default(),
-            rng,
+            draws,
             waiting_pkts: 0,
             waiting_bytes: 0,
             in_service_bytes: 0,
             stats: PortStats::default(),
             traced: false,
             captured: false,
-            loss: None,
         }
     }
 
@@ -195,12 +207,20 @@ impl Port {
                 h.on_arrival(pkt, &v, now);
             }
             if !was_marked && pkt.ce() {
-                self.stats.marks += 1;
+                self.stats.count_mark();
             }
         }
         self.stats.arrivals_pkts += 1;
         self.stats.arrivals_bytes += pkt.size_bytes as u64;
-        let verdict = self.queue.enqueue(slot, pkt, now, &mut self.rng);
+        // A discipline that draws no random numbers gets a fixed stand-in stream (a debug
+        // build checks that it stayed untouched).
+        let mut stand_in = None;
+        let rng = match self.draws.as_deref_mut() {
+            Some(d) => &mut d.queue_rng,
+            None => stand_in.insert(SimRng::new(STAND_IN_SEED)),
+        };
+        let verdict = self.queue.enqueue(slot, pkt, now, rng);
+        debug_assert!(stand_in.is_none_or(|r| r == SimRng::new(STAND_IN_SEED)), "port {}->{}: a discipline drew from its stand-in stream", self.from_node, self.to_node);
         if !self.hooks.is_empty() {
             let mut ctx = HookCtx { now, port: self.view(now), node: self.from_node, out: env.hook_out };
             for h in self.hooks.iter_mut() {
@@ -209,9 +229,9 @@ impl Port {
         }
         match verdict {
             Verdict::Queued => {}
-            Verdict::Marked => self.stats.marks += 1,
+            Verdict::Marked => self.stats.count_mark(),
             Verdict::Dropped(reason) => {
-                self.stats.drops[reason as usize] += 1;
+                self.stats.count_drop(reason);
                 return Admission::Dropped(reason);
             }
         }
@@ -269,11 +289,12 @@ impl Port {
     #[inline]
     pub fn lost_on_wire(&mut self) -> bool {
         use crate::net::loss::LossModel;
-        match self.loss.as_mut() {
-            Some(l) => {
-                let (model, rng) = &mut **l;
+        match self.draws.as_deref_mut().and_then(|d| d.loss.as_mut()) {
+            Some((model, rng)) => {
                 let lost = model.lose(rng);
-                self.stats.link_losses_pkts += lost as u64;
+                if lost {
+                    self.stats.count_link_loss();
+                }
                 lost
             }
             None => false,
@@ -303,7 +324,7 @@ impl Port {
                 QueueAction::Marked(slot) => {
                     let pkt = packets.get_mut(slot);
                     if pkt.ecn != Ecn::Ce {
-                        self.stats.marks += 1;
+                        self.stats.count_mark();
                     }
                     pkt.ecn = Ecn::Ce;
                 }
@@ -312,7 +333,7 @@ impl Port {
                     let size = packets.get(slot).size_bytes;
                     self.waiting_pkts -= 1;
                     self.waiting_bytes -= size as u64;
-                    self.stats.drops[reason as usize] += 1;
+                    self.stats.count_drop(reason);
                     dropped.push(slot);
                 }
             }
@@ -343,11 +364,8 @@ impl Port {
     fn note_occupancy(&mut self, now: SimTime) {
         let qp = self.waiting_pkts;
         let qb = self.waiting_bytes;
-        debug_assert_eq!((qp, qb), (self.queue.len_pkts(), self.queue.len_bytes()), "port {}", self.name);
+        debug_assert_eq!((qp, qb), (self.queue.len_pkts(), self.queue.len_bytes()), "port {}->{}", self.from_node, self.to_node);
         self.stats.set_occupancy(now, qp, qb);
-        if qp > self.stats.max_queue_pkts {
-            self.stats.max_queue_pkts = qp;
-        }
     }
 
     /// The transmitter is free: start sending the next packet, if any. Schedules `TxDone` only

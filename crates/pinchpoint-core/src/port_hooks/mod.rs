@@ -12,6 +12,42 @@ pub mod decbit;
 pub mod eca_load;
 pub mod rbcc;
 
+/// A port's hooks, in scenario order: one pointer, null for the many ports without any (issue
+/// 13: a boxed slice took 16 bytes on every port). Never grows after the build.
+#[derive(Default)]
+pub struct PortHooks(Option<Box<Vec<AnyHook>>>);
+
+impl PortHooks {
+    /// The hooks `hooks` (no allocation when there are none).
+    pub fn new(mut hooks: Vec<AnyHook>) -> Self {
+        hooks.shrink_to_fit();
+        PortHooks((!hooks.is_empty()).then(|| Box::new(hooks)))
+    }
+    /// True if the port has no hook.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.0.is_none()
+    }
+    /// The hooks, in scenario order.
+    #[inline]
+    pub fn iter(&self) -> std::slice::Iter<'_, AnyHook> {
+        self.0.as_deref().map_or(&[][..], |v| v.as_slice()).iter()
+    }
+    /// The hooks, in scenario order, mutably.
+    #[inline]
+    pub fn iter_mut(&mut self) -> std::slice::IterMut<'_, AnyHook> {
+        self.0.as_deref_mut().map_or(&mut [][..], |v| v.as_mut_slice()).iter_mut()
+    }
+}
+
+impl<'a> IntoIterator for &'a PortHooks {
+    type Item = &'a AnyHook;
+    type IntoIter = std::slice::Iter<'a, AnyHook>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
 /// What a hook may read about its port when a packet passes.
 #[derive(Clone, Copy, Debug)]
 pub struct PortView {

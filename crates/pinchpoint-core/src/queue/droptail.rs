@@ -1,6 +1,6 @@
 //! Drop-tail: first in, first out; an arrival that does not fit the buffer is dropped.
 
-use super::{BufferLimit, Fifo, PortInfo, QueueDiscipline, Verdict, DropReason};
+use super::{BufferLimit, Fifo, PackedLimit, PortInfo, QueueDiscipline, Verdict, DropReason};
 use crate::net::packet::Packet;
 use crate::sim::{SimRng, SimTime};
 use serde::{Deserialize, Serialize};
@@ -24,13 +24,13 @@ impl Default for DropTailConfig {
 #[derive(Debug)]
 pub struct DropTail {
     fifo: Fifo,
-    limit: BufferLimit,
+    limit: PackedLimit,
 }
 
 impl DropTail {
     /// Builds a drop-tail queue from its configuration.
     pub fn new(cfg: &DropTailConfig, _port: PortInfo) -> Self {
-        DropTail { fifo: Fifo::default(), limit: cfg.limit.or_default() }
+        DropTail { fifo: Fifo::default(), limit: PackedLimit::new(cfg.limit.or_default()) }
     }
 }
 
@@ -44,11 +44,7 @@ impl DropTail {
     /// Packets smaller than this many bytes fit the empty buffer (0: none does): the same test
     /// as [`Self::admits_into_empty`] on an empty queue, as one number the port keeps.
     pub fn empty_admits_below_bytes(&self) -> u64 {
-        match (self.limit.limit_pkts, self.limit.limit_bytes) {
-            (Some(0), _) => 0,
-            (_, Some(l)) => l.0.saturating_add(1),
-            (_, None) => u64::MAX,
-        }
+        self.limit.empty_admits_below_bytes()
     }
 }
 
@@ -71,6 +67,9 @@ impl QueueDiscipline for DropTail {
     }
     fn len_bytes(&self) -> u64 {
         self.fifo.len_bytes()
+    }
+    fn draws_random(&self) -> bool {
+        false
     }
 }
 
@@ -102,6 +101,24 @@ mod tests {
         assert_eq!(q.dequeue(0), Some(0));
         assert_eq!(q.enqueue(3, &mut p, 0, &mut rng), Verdict::Queued);
         assert_eq!((q.dequeue(0), q.dequeue(0), q.dequeue(0)), (Some(1), Some(3), None));
+    }
+
+    /// The packed limit the queue keeps must admit exactly what the scenario's limit admits,
+    /// at and around every bound, with and without packets waiting.
+    #[test]
+    fn the_packed_limit_admits_exactly_what_the_configured_limit_admits() {
+        let limits = [(None, None), (Some(1), None), (Some(100), Some(1500)), (None, Some(1)), (Some(7), Some(9000)), (None, Some(u32::MAX as u64 + 7))];
+        for (limit_pkts, limit_bytes) in limits {
+            let l = BufferLimit { limit_pkts, limit_bytes: limit_bytes.map(Bytes) };
+            let packed = PackedLimit::new(l);
+            for pkts in [0u32, 1, 6, 7, 99, 100, 101, 1 << 20] {
+                for bytes in [0u64, 1, 1499, 1500, 8999, 9000, u32::MAX as u64, 1 << 40] {
+                    for size in [0u32, 1, 2, 1499, 1500, 1501, 9000, u32::MAX] {
+                        assert_eq!(packed.fits(pkts, bytes, size), l.fits(pkts, bytes, size), "{l:?}: {pkts} pkts, {bytes} B, +{size} B");
+                    }
+                }
+            }
+        }
     }
 
     #[test]

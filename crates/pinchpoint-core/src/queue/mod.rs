@@ -97,6 +97,12 @@ pub trait QueueDiscipline {
     fn may_act(&self) -> bool {
         false
     }
+    /// True if [`QueueDiscipline::enqueue`] may draw from the port's random stream. The port
+    /// keeps a stream only for such disciplines (issue 13: 16 bytes on every port otherwise);
+    /// the rest get a fixed stand-in they must not draw from. Asked once, at build.
+    fn draws_random(&self) -> bool {
+        true
+    }
 }
 
 /// Packets and bytes waiting: what a [`Fifo`] counts of itself, and FQ-CoDel of all its flow
@@ -256,6 +262,36 @@ impl BufferLimit {
     }
 }
 
+/// A [`BufferLimit`] as the inline disciplines (drop-tail, strict priority) keep it: an absent
+/// limit is the largest value, so the struct takes 16 bytes instead of 24 and every port's
+/// [`AnyQueue`] 64 instead of 72 (issue 13). It admits exactly what the `BufferLimit` admits for
+/// every queue a run can hold (fewer than `u32::MAX` packets, fewer than `u64::MAX` bytes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PackedLimit {
+    /// Largest number of waiting packets (`u32::MAX`: no packet limit).
+    pkts: u32,
+    /// Largest number of waiting bytes (`u64::MAX`: no byte limit).
+    bytes: u64,
+}
+
+impl PackedLimit {
+    /// The limit `l`.
+    pub fn new(l: BufferLimit) -> Self {
+        PackedLimit { pkts: l.limit_pkts.unwrap_or(u32::MAX), bytes: l.limit_bytes.map_or(u64::MAX, |b| b.0) }
+    }
+
+    /// True if a packet of `size_bytes` fits on top of `pkts` packets of `bytes` bytes.
+    #[inline]
+    pub fn fits(&self, pkts: u32, bytes: u64, size_bytes: u32) -> bool {
+        pkts < self.pkts && bytes.saturating_add(size_bytes as u64) <= self.bytes
+    }
+
+    /// Packets smaller than this many bytes fit an empty buffer (0: none does).
+    pub fn empty_admits_below_bytes(&self) -> u64 {
+        if self.pkts == 0 { 0 } else { self.bytes.saturating_add(1) }
+    }
+}
+
 /// Checks shared by the averaging disciplines (RDA, SDA, ISDA and their variants): thresholds
 /// `0 <= min_que_pkts < max_que_pkts <= 10^9` packets, averaging weight in (0, 1], mean packet
 /// size 1 to 10^6 bytes.
@@ -294,6 +330,9 @@ macro_rules! queue_dispatch {
             }
             fn may_act(&self) -> bool {
                 match self { $( $Any::$variant(q) => q.may_act(), )* }
+            }
+            fn draws_random(&self) -> bool {
+                match self { $( $Any::$variant(q) => q.draws_random(), )* }
             }
         }
     };
@@ -353,6 +392,9 @@ impl<T: QueueDiscipline> QueueDiscipline for Boxed<T> {
     }
     fn may_act(&self) -> bool {
         self.0.may_act()
+    }
+    fn draws_random(&self) -> bool {
+        self.0.draws_random()
     }
 }
 

@@ -33,7 +33,7 @@ pub struct StrictPriorityConfig {
 pub struct StrictPriority {
     classes: Vec<Fifo>,
     acks_first: bool,
-    limit: BufferLimit,
+    limit: super::PackedLimit,
     pkts: u32,
     bytes: u64,
 }
@@ -41,7 +41,7 @@ pub struct StrictPriority {
 impl StrictPriority {
     /// Builds the queue from its configuration.
     pub fn new(cfg: &StrictPriorityConfig, _port: PortInfo) -> Self {
-        let limit = cfg.limit.or_default();
+        let limit = super::PackedLimit::new(cfg.limit.or_default());
         let n = cfg.classes.max(1) as usize;
         StrictPriority {
             classes: (0..n).map(|_| Fifo::default()).collect(),
@@ -88,6 +88,9 @@ impl QueueDiscipline for StrictPriority {
     }
     fn len_bytes(&self) -> u64 {
         self.bytes
+    }
+    fn draws_random(&self) -> bool {
+        false
     }
 }
 

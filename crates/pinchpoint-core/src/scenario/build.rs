@@ -30,7 +30,9 @@ pub fn build(sc: &Scenario, seed: Option<u64>, origin: &str) -> Result<Simulatio
     let seed = seed.unwrap_or(sc.simulation.seed);
     let fail = |path: String, message: String| ScenarioError { origin: origin.to_string(), path, message };
     let mut nodes: Vec<Node> =
-        sc.nodes.iter().map(|n| Node { name: n.name.clone(), is_router: n.kind == NodeKind::Router, ports: Vec::new() }).collect();
+        sc.nodes.iter().map(|n| Node { name: n.name.as_str().into(), is_router: n.kind == NodeKind::Router, ports: Box::default() }).collect();
+    // Each node's output ports, collected link by link, then boxed into the node.
+    let mut node_ports: Vec<Vec<u32>> = vec![Vec::new(); nodes.len()];
     let index: HashMap<&str, u32> = sc.nodes.iter().enumerate().map(|(i, n)| (n.name.as_str(), i as u32)).collect();
 
     let mut ports: Vec<Port> = Vec::with_capacity(sc.links.len() * 2);
@@ -44,8 +46,7 @@ pub fn build(sc: &Scenario, seed: Option<u64>, origin: &str) -> Result<Simulatio
             (b, a, l.rate_ba.unwrap_or(l.rate), l.queue_ba.as_ref().or(l.queue.as_ref()).unwrap_or(&default_queue), &l.hooks_ba),
         ] {
             let rate_bps = rate.bps().max(1);
-            let mut name = format!("{}->{}", nodes[from as usize].name, nodes[to as usize].name);
-            name.shrink_to_fit(); // held for the whole run: no spare capacity
+            let name = format!("{}->{}", nodes[from as usize].name, nodes[to as usize].name);
             let info = PortInfo { rate_bps, delay_ps: l.delay.0 };
             let id = ports.len() as u32;
             let hooks = l.hooks.iter().chain(extra_hooks.iter()).map(|h| {
@@ -53,21 +54,19 @@ pub fn build(sc: &Scenario, seed: Option<u64>, origin: &str) -> Result<Simulatio
                 hook.attach_to_port(id);
                 hook
             }).collect();
-            nodes[from as usize].ports.push(id);
+            node_ports[from as usize].push(id);
             let rng = rng::stream(seed, &format!("port:{name}"));
-            let mut port = Port::new(name, from, to, rate_bps, l.delay.0, AnyQueue::build(q, info), hooks, rng);
-            port.traced = trace.contains(&port.name.as_str());
-            port.captured = sc.metrics.capture.iter().any(|c| *c == port.name);
-            if let Some(loss) = &l.loss {
-                port.loss = Some(Box::new((loss.build(), rng::stream(seed, &format!("loss:{}", port.name)))));
-            }
+            let loss = l.loss.as_ref().map(|loss| (loss.build(), rng::stream(seed, &format!("loss:{name}"))));
+            let mut port = Port::new(from, to, rate_bps, l.delay.0, AnyQueue::build(q, info), hooks, rng, loss);
+            port.traced = trace.contains(&name.as_str());
+            port.captured = sc.metrics.capture.iter().any(|c| *c == name);
             ports.push(port);
         }
     }
 
-    // Each node's port list is complete: drop the spare capacity of its growth.
-    for n in &mut nodes {
-        n.ports.shrink_to_fit();
+    // Each node's port list is complete: boxed without the spare capacity of its growth.
+    for (n, p) in nodes.iter_mut().zip(node_ports) {
+        n.ports = p.into_boxed_slice();
     }
 
     // Explicit route rules, by port.

@@ -403,7 +403,7 @@ impl Simulation {
             arrived_at: flow.start,
             first_byte_at: a.first_byte_at,
             last_byte_at: a.last_byte_at,
-            completed_at: flow.stats.completed_at.unwrap_or(NEVER),
+            completed_at: flow.stats.completed_at().unwrap_or(NEVER),
             delivered_bytes: r.delivered_bytes,
             retx_pkts: r.retx_pkts.min(u32::MAX as u64) as u32,
             timeouts: r.timeouts.min(u32::MAX as u64) as u32,
@@ -447,7 +447,7 @@ impl Simulation {
         let secs = |t: SimTime| if t == NEVER { f64::NAN } else { ps_to_secs(t) };
         let resp = |r: &Row| if r.completed_at == NEVER { f64::NAN } else { ps_to_secs(r.completed_at - r.arrived_at) };
         let procs = &self.arrivals.processes;
-        let name = |n: u32| self.nodes[n as usize].name.clone();
+        let name = |n: u32| self.nodes[n as usize].name.to_string();
         let mut t = Table::default();
         t.col("arrival", ColumnData::Str(rows.iter().map(|r| procs[r.process as usize].name.clone()).collect()))
             .col("group", ColumnData::Str(rows.iter().map(|r| self.arrivals.groups[procs[r.process as usize].group as usize].clone()).collect()))
