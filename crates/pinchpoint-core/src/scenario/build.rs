@@ -58,6 +58,7 @@ pub fn build(sc: &Scenario, seed: Option<u64>, origin: &str) -> Result<Simulatio
             let mut port = Port::new(name, from, to, rate_bps, l.delay.0, AnyQueue::build(q, info), hooks, rng);
             port.traced = trace.contains(&port.name.as_str());
             port.captured = sc.metrics.capture.iter().any(|c| *c == port.name);
+            port.choose_path();
             if let Some(loss) = &l.loss {
                 port.loss = Some(Box::new((loss.build(), rng::stream(seed, &format!("loss:{}", port.name)))));
             }
