@@ -12,7 +12,7 @@ runs them, and hands results back as pandas DataFrames and Arrow tables.
 >>> r.flows[["flow", "goodput_bps"]]
 """
 
-from ._native import ResourceLimitError, ScenarioError, __version__
+from ._native import MODEL_REVISION, ResourceLimitError, ScenarioError, __version__
 from .api import load, random_parts, run, validate
 from .results import Results
 from .scenario import (Scenario, bernoulli_loss, bulk, cbr, file, flash_crowd, gilbert_elliott_loss, on_off,
@@ -41,6 +41,7 @@ __all__ = [
     "webtraf",
     "size",
     "__version__",
+    "MODEL_REVISION",
 ]
 
 

@@ -86,8 +86,9 @@ class Results:
             unless enabled).
         loss_events, loss_events_total: loss events (RFC 5348 s5.2) per flow and of all flows, per
             series interval (empty without ``metrics.series_interval``).
-        meta: scenario name, seed, end time, event and packet-hop counts, wall time, the run key
-            and the simulator version (``pinchpoint_version``).
+        meta: scenario name, seed, end time, event and packet-hop counts, wall time, the run key,
+            the simulator version (``pinchpoint_version``) and the model revision
+            (``model_revision``, see :func:`pinchpoint.store.key_of_canonical`).
         scenario_toml: the resolved scenario that produced them.
 
     ``flows``, ``ports`` and ``links`` are converted from Arrow once and cached: every access
@@ -120,7 +121,9 @@ class Results:
             if key is None:
                 from .store import run_key
 
-                key = run_key(self.scenario_toml, int(self.meta["seed"]))
+                # Results read back from disk keep the revision of the model that made them
+                # (none recorded: revision 1, before revisions existed).
+                key = run_key(self.scenario_toml, int(self.meta["seed"]), int(self.meta.get("model_revision", 1)))
             self.meta["run"] = key
         return self.meta["run"]
 

@@ -1,7 +1,8 @@
 """A results store: run summaries in DuckDB, keyed by a hash of the resolved scenario and seed.
 
 Every run is stored once: ``runs`` holds one row per run (key, scenario name, seed, times,
-counters, simulator version, the resolved scenario text and free-form tags as JSON); ``flows``,
+counters, simulator version, model revision, the resolved scenario text and free-form tags as
+JSON); ``flows``,
 ``ports`` and ``links`` hold the summary tables with ``run``, ``scenario`` and ``seed`` columns
 (and ``flow_rates`` the interval rates of runs that recorded them, ``metrics.rate_interval``);
 ``plans`` holds the sweep plans (a run's tags name its plan). Counters are BIGINT (int64), so
@@ -54,7 +55,8 @@ _DDL = [
     stored_at DOUBLE,
     version VARCHAR,
     tags JSON,
-    scenario_toml VARCHAR
+    scenario_toml VARCHAR,
+    model_revision INTEGER
 )""",
     """CREATE TABLE IF NOT EXISTS plans (
     id VARCHAR PRIMARY KEY,
@@ -86,21 +88,33 @@ def canonical_scenario(scenario_toml: str) -> str:
     return json.dumps(d, sort_keys=True, separators=(",", ":"))
 
 
-def run_key(scenario_toml: str, seed: int) -> str:
+def run_key(scenario_toml: str, seed: int, model_revision: int | None = None) -> str:
     """The identity of a run: SHA-256 of the canonical resolved scenario
-    (:func:`canonical_scenario`) and the seed, as 32 hex digits."""
-    return key_of_canonical(canonical_scenario(scenario_toml).encode(), seed)
+    (:func:`canonical_scenario`), the seed and the model revision (``MODEL_REVISION``, the
+    simulator's by default), as 32 hex digits."""
+    return key_of_canonical(canonical_scenario(scenario_toml).encode(), seed, model_revision)
 
 
-def key_of_canonical(canonical: bytes, seed: int) -> str:
+def key_of_canonical(canonical: bytes, seed: int, model_revision: int | None = None) -> str:
     """The run key from the canonical scenario's UTF-8 bytes: what :func:`run_key` hashes. A
     native simulation makes these bytes from the scenario in memory
     (``_native.Simulation.canonical_scenario``), so a run need not read its resolved text back
     (that read was most of the CLI's time beyond the loop at 100,000 flows); the bytes are
-    equal, so the keys of runs stored before are unchanged."""
+    equal, so the keys of runs stored before are unchanged.
+
+    The model revision (``pinchpoint._native.MODEL_REVISION``, listed in the Rust core's
+    ``MODEL_REVISION``) is hashed from revision 2 on: a run of the same scenario and seed by a
+    model that moves results has another key, so a sweep never reuses a run an older model
+    stored. Revision 1 (every run stored before revisions existed) hashes as it always did, so
+    an old store's keys still match its runs."""
+    from . import _native
+
+    revision = _native.MODEL_REVISION if model_revision is None else int(model_revision)
     h = hashlib.sha256()
     h.update(canonical)
     h.update(f"\nseed={int(seed)}".encode())
+    if revision != 1:
+        h.update(f"\nmodel={revision}".encode())
     return h.hexdigest()[:32]
 
 
@@ -138,6 +152,8 @@ class Store:
                         con.execute(ddl)
                     # Stores written by earlier versions lack these columns.
                     con.execute("ALTER TABLE runs ADD COLUMN IF NOT EXISTS version VARCHAR")
+                    # Rows of stores written before model revisions keep NULL: revision 1.
+                    con.execute("ALTER TABLE runs ADD COLUMN IF NOT EXISTS model_revision INTEGER")
                 return con
             except duckdb.Error as e:
                 if not _is_lock_error(e):
@@ -294,11 +310,11 @@ class Store:
                 if con.execute("SELECT count(*) FROM runs WHERE key = ?", [key]).fetchone()[0] == 0:
                     con.execute(
                         "INSERT INTO runs (key, scenario, seed, end_time_s, wall_s, events, packet_hops, stored_at, "
-                        "version, tags, scenario_toml) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        "version, tags, scenario_toml, model_revision) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                         [key, m.get("scenario"), int(m.get("seed", 0)), m.get("end_time_s"), m.get("wall_s"),
                          int(m.get("events", 0)), int(m.get("packet_hops", 0)), row["stored_at"],
                          m.get("pinchpoint_version"), json.dumps(row["tags"], sort_keys=True, default=str),
-                         toml_text])
+                         toml_text, int(m.get("model_revision", 1))])
                     for name in SUMMARIES + tuple(t for t in OPTIONAL_TABLES if (p / f"{t}.parquet").exists()):
                         src = str(p / f"{name}.parquet").replace("'", "''")
                         if name in existing:

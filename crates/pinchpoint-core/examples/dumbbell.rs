@@ -1,6 +1,7 @@
 //! Runs the benchmark dumbbell and prints packet-hops per second.
 //! `cargo run --release --example dumbbell -- N SECONDS [JITTER_MS]` (also the callgrind and
-//! cachegrind target); `JITTER_MS` gives every flow that start jitter (default none).
+//! cachegrind target); `JITTER_MS` gives every flow that start jitter (default none); a fourth
+//! argument `eager` puts every port on the eager path (`Simulation::force_eager_ports`).
 use pinchpoint_core::scenario::presets::dumbbell;
 use std::time::Instant;
 
@@ -16,6 +17,9 @@ fn main() {
         }
     }
     let mut sim = pinchpoint_core::build(&sc, None, "dumbbell").expect("preset builds");
+    if args.get(4).is_some_and(|a| a == "eager") {
+        sim.force_eager_ports();
+    }
     let t0 = Instant::now();
     sim.run();
     let wall = t0.elapsed().as_secs_f64();

@@ -147,7 +147,8 @@ impl Simulation {
                 Event::Arrive { .. } => unreachable!("peek_arrive returns arrivals as Ok"),
                 Event::TxDone { port } => {
                     self.queue.pop_net_head();
-                    if !self.ports[port as usize].tx_done_plain(port, &self.packets, self.now, &mut self.queue) {
+                    let p = &mut self.ports[port as usize];
+                    if p.tx_done_is_due(self.now) && !p.tx_done_plain(port, &self.packets, self.now, &mut self.queue) {
                         self.dispatch(ev);
                     }
                 }
@@ -162,6 +163,24 @@ impl Simulation {
         }
         if self.now >= self.end {
             self.stopped = true;
+        }
+        self.advance_ports();
+    }
+
+    /// Brings every lazy port to the current time (see `net::port`): whatever reads a port
+    /// after this sees what the eager path would show.
+    fn advance_ports(&mut self) {
+        let now = self.now;
+        for p in self.ports.iter_mut() {
+            p.advance(now);
+        }
+    }
+
+    /// Puts every port on the eager path (`TxDone` events, see `net::port`): the switch tests
+    /// use to compare both paths. Only before the run starts.
+    pub fn force_eager_ports(&mut self) {
+        for p in self.ports.iter_mut() {
+            p.force_eager();
         }
     }
 
@@ -219,6 +238,14 @@ impl Simulation {
     #[inline]
     fn port_receive(&mut self, p: u32, slot: u32) {
         let size_bytes = self.packets.get(slot).size_bytes;
+        let port = &mut self.ports[p as usize];
+        if port.is_lazy() {
+            port.advance(self.now);
+            if let Admission::Dropped(_) = port.receive_lazy(p, slot, size_bytes, self.now, &mut self.queue) {
+                self.drop_arrival(slot);
+            }
+            return;
+        }
         if self.ports[p as usize].try_send_at_once(p, slot, size_bytes, self.now, &mut self.queue) {
             return;
         }
@@ -230,11 +257,7 @@ impl Simulation {
     fn port_receive_queued(&mut self, p: u32, slot: u32) {
         let mut env = PortEnv { events: &mut self.queue, trace: &mut self.queue_trace, hook_out: &mut self.hook_out, capture: &mut self.capture, dropped: &mut self.dropped };
         if let Admission::Dropped(_) = self.ports[p as usize].receive_queued(p, slot, &mut self.packets, self.now, &mut env) {
-            let pkt = self.packets.get(slot);
-            let (flow, kind, sent_at) = (pkt.flow, pkt.kind, pkt.sent_at);
-            self.packets.remove(slot);
-            self.flows[flow as usize].record_drop(kind, sent_at);
-            self.packet_gone(flow as usize);
+            self.drop_arrival(slot);
         }
         if !self.dropped.is_empty() {
             self.free_dropped();
@@ -242,6 +265,16 @@ impl Simulation {
         if !self.hook_out.is_empty() {
             self.route_hook_packets();
         }
+    }
+
+    /// A port dropped arriving packet `slot`: frees it and charges its flow.
+    #[inline(never)]
+    fn drop_arrival(&mut self, slot: u32) {
+        let pkt = self.packets.get(slot);
+        let (flow, kind, sent_at) = (pkt.flow, pkt.kind, pkt.sent_at);
+        self.packets.remove(slot);
+        self.flows[flow as usize].record_drop(kind, sent_at);
+        self.packet_gone(flow as usize);
     }
 
     /// The head packet of port `p`'s wire reaches the far end. Its `Arrive` event is still at
@@ -441,6 +474,7 @@ impl Simulation {
         let mut next = SimTime::MAX;
         if let Some(iv) = self.series_interval {
             if now % iv == 0 {
+                self.advance_ports();
                 self.series.sample(now, &self.flows[..n_static], &self.ports);
             }
             next = (now / iv + 1) * iv;

@@ -221,6 +221,7 @@ impl PySimulation {
         meta.set_item("events", r.counters.events)?;
         meta.set_item("packet_hops", r.counters.packet_hops)?;
         meta.set_item("packets_high_water", r.counters.packets_high_water)?;
+        meta.set_item("model_revision", pinchpoint_core::MODEL_REVISION)?;
         let tc = r.transfer_counters;
         meta.set_item("transfers_arrived", tc.arrived)?;
         meta.set_item("transfers_live_high_water", tc.live_high_water)?;
@@ -261,5 +262,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("ResourceLimitError", m.py().get_type::<ResourceLimitError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("MODEL_REVISION", pinchpoint_core::MODEL_REVISION)?;
     Ok(())
 }

@@ -6,6 +6,21 @@
 //! mark, which to send next); the engine only moves packets between ports and flows. A link has
 //! one rate and one delay, so packets leave the wire in the order they entered it: only the head
 //! of the ring needs an event in the heap.
+//!
+//! Two paths, with the same results (DESIGN.md, "Event order"):
+//! - eager: the transmitter's completions are `TxDone` events; the discipline holds the waiting
+//!   packets. Every port with hooks, a queue trace, a capture or a discipline other than
+//!   drop-tail, and every port when [`Port::force_eager`] was called.
+//! - lazy (departures computed at arrival): a drop-tail FIFO port's departure times follow from
+//!   the arrivals alone (Lindley's recursion: a packet starts when it arrives or when the packet
+//!   ahead of it ends, whichever is later), so an accepted packet goes straight onto the wire
+//!   with its arrival time at the far end, and no `TxDone` event exists. The last
+//!   `waiting_pkts` packets on the wire are the ones still waiting; [`Port::advance`] starts
+//!   those whose transmission begins at or before a time (the same-picosecond rule: a port's
+//!   transmit completions before any arrival to it), recording the occupancy and transmit
+//!   statistics at each start instant, exactly as the eager path's `TxDone` would. The engine
+//!   advances a lazy port before every arrival to it and every port before anything reads them
+//!   (samples, the end of `Simulation::run_until`).
 
 use crate::metrics::{PortStats, QueueTrace};
 use crate::net::packet::{Ecn, Packet, PacketSlab};
@@ -13,7 +28,7 @@ use crate::port_hooks::{AnyHook, HookCtx, HookEmit, PortHook, PortHooks, PortVie
 use crate::queue::{AnyQueue, DropReason, QueueAction, QueueDiscipline, Verdict};
 use crate::sim::{ps_to_secs, tx_time_fast, Event, EventQueue, SimRng, SimTime};
 use crate::net::loss::AnyLoss;
-use crate::net::wire::Wire;
+use crate::net::wire::{OnWire, Wire};
 
 /// What a port needs from the engine while it works: the event heap, the queue trace and the
 /// buffer where hooks leave control packets for the engine to route.
@@ -81,6 +96,9 @@ pub struct Port {
     /// without hooks, 0 on every other port (no packet is that small). One compare in the
     /// per-packet path instead of a look at the hooks, the discipline and its limit.
     fast_below_bytes: u64,
+    /// Departures computed at arrival (the lazy path, see the module header): a drop-tail port
+    /// without hooks, queue trace or capture, unless forced eager. Set by [`Self::choose_path`].
+    lazy: bool,
 }
 
 /// The random streams of a port, on the heap for the ports that draw random numbers.
@@ -116,6 +134,7 @@ impl Port {
             _ => 0,
         };
         Port {
+            lazy: fast_below_bytes > 0,
             fast_below_bytes,
             queue_acts,
             from_node,
@@ -136,6 +155,98 @@ impl Port {
             traced: false,
             captured: false,
         }
+    }
+
+    /// Chooses the lazy or the eager path after `traced` and `captured` are set (the builder
+    /// calls it once, before the run).
+    pub fn choose_path(&mut self) {
+        self.lazy = self.fast_below_bytes > 0 && !self.traced && !self.captured;
+    }
+
+    /// Puts the port on the eager path (`TxDone` events) whatever it is: the switch tests use
+    /// to check that both paths give the same results. Only before the run starts.
+    pub fn force_eager(&mut self) {
+        debug_assert!(self.wire.is_empty() && self.waiting_pkts == 0);
+        self.lazy = false;
+    }
+
+    /// True if the port computes departures at arrival (see the module header).
+    #[inline]
+    pub fn is_lazy(&self) -> bool {
+        self.lazy
+    }
+
+    /// Lazy path: starts the transmission of every waiting packet whose start time is at or
+    /// before `now` (the transmitter is free then: the packet ahead of it ended), in order, and
+    /// records what the eager path records at each such `TxDone`. Nothing on an eager port (its
+    /// waiting packets are in the discipline and its departures are events).
+    #[inline]
+    pub fn advance(&mut self, now: SimTime) {
+        while self.lazy && self.waiting_pkts > 0 && self.busy_until <= now {
+            self.start_next_waiting();
+        }
+    }
+
+    /// Lazy path: the oldest waiting packet starts at `busy_until`, when the one ahead of it
+    /// ended. Its arrival time at the far end was fixed at enqueue, so its end is that less the
+    /// delay, and the busy time is exactly the eager path's `tx_time_fast`.
+    #[inline]
+    fn start_next_waiting(&mut self) {
+        let start = self.busy_until;
+        let w = *self.wire.get(self.wire.len() - self.waiting_pkts as usize);
+        self.waiting_pkts -= 1;
+        self.waiting_bytes -= w.size_bytes as u64;
+        self.note_occupancy(start);
+        let end = w.arrival_ps - self.delay_ps;
+        self.stats.tx_pkts += 1;
+        self.stats.tx_bytes += w.size_bytes as u64;
+        self.stats.busy_ps += end - start;
+        self.in_service_bytes = w.size_bytes;
+        self.busy_until = end;
+    }
+
+    /// Lazy path: packet `slot` of `size_bytes` arrives at `now`, after [`Self::advance`] to
+    /// `now`. An idle port sends it at once; otherwise drop-tail admits it against the waiting
+    /// packets, and an accepted packet goes onto the wire behind the last one with the arrival
+    /// time its departure will give it.
+    #[inline]
+    pub fn receive_lazy(&mut self, id: u32, slot: u32, size_bytes: u32, now: SimTime, events: &mut EventQueue) -> Admission {
+        debug_assert!(self.lazy);
+        self.stats.arrivals_pkts += 1;
+        self.stats.arrivals_bytes += size_bytes as u64;
+        if (size_bytes as u64) < self.fast_below_bytes && self.waiting_pkts == 0 && now >= self.busy_until {
+            self.put_on_wire(id, slot, size_bytes, now, events);
+            return Admission::Accepted;
+        }
+        self.enqueue_lazy(id, slot, size_bytes, now, events)
+    }
+
+    /// [`Self::receive_lazy`] when the transmitter is busy (or the packet does not fit an
+    /// empty buffer).
+    #[inline(never)]
+    fn enqueue_lazy(&mut self, id: u32, slot: u32, size_bytes: u32, now: SimTime, events: &mut EventQueue) -> Admission {
+        let fits = match &self.queue {
+            AnyQueue::DropTail(q) => q.fits(self.waiting_pkts, self.waiting_bytes, size_bytes),
+            _ => unreachable!("only drop-tail ports take the lazy path"),
+        };
+        if !fits {
+            self.stats.count_drop(DropReason::Overflow);
+            return Admission::Dropped(DropReason::Overflow);
+        }
+        // It starts when the packet ahead of it ends: the last waiting one, or the one in
+        // service (the transmitter is busy: a packet that fits finds an idle one in
+        // `receive_lazy`).
+        let start = if self.waiting_pkts > 0 { self.wire.back().arrival_ps - self.delay_ps } else { self.busy_until };
+        debug_assert!(start > now || self.waiting_pkts > 0);
+        self.waiting_pkts += 1;
+        self.waiting_bytes += size_bytes as u64;
+        self.note_occupancy(now);
+        let arrival_ps = start + tx_time_fast(size_bytes, self.rate_bps, self.ps_per_byte) + self.delay_ps;
+        if self.wire.is_empty() {
+            events.push(arrival_ps, Event::Arrive { port: id });
+        }
+        self.wire.push_back(OnWire { arrival_ps, slot, size_bytes });
+        Admission::Accepted
     }
 
     /// True while a packet is being serialised at `now`.
@@ -171,6 +282,10 @@ impl Port {
     #[inline]
     pub fn receive(&mut self, id: u32, slot: u32, packets: &mut PacketSlab, now: SimTime, env: &mut PortEnv) -> Admission {
         let size_bytes = packets.get(slot).size_bytes;
+        if self.lazy {
+            self.advance(now);
+            return self.receive_lazy(id, slot, size_bytes, now, env.events);
+        }
         if self.try_send_at_once(id, slot, size_bytes, now, env.events) {
             return Admission::Accepted;
         }
@@ -199,6 +314,15 @@ impl Port {
 
     /// [`Self::receive`] past the idle fast path: hooks, the discipline's verdict, the queue.
     pub fn receive_queued(&mut self, id: u32, slot: u32, packets: &mut PacketSlab, now: SimTime, env: &mut PortEnv) -> Admission {
+        debug_assert!(!self.lazy);
+        if self.txdone_pending && self.busy_until <= now {
+            // The same-picosecond rule: this port's transmit completion at `now` comes before
+            // any arrival to it. The event heap already orders `TxDone` before every other
+            // event at a picosecond; this catches a packet a hook emitted from another port's
+            // `TxDone` at the same picosecond. The `TxDone` still in the heap is then stale and
+            // the engine skips it (see `Self::tx_done_is_due`).
+            self.tx_done(id, packets, now, env);
+        }
         let pkt = packets.get_mut(slot);
         if !self.hooks.is_empty() {
             let v = self.view(now);
@@ -254,6 +378,13 @@ impl Port {
         Admission::Accepted
     }
 
+    /// True if a `TxDone` event at `now` is this port's pending completion (false: it was
+    /// handled early by an arrival at the same picosecond, see [`Self::receive_queued`]).
+    #[inline]
+    pub fn tx_done_is_due(&self, now: SimTime) -> bool {
+        self.txdone_pending && self.busy_until == now
+    }
+
     /// The transmitter finished (a `TxDone` event); send the next waiting packet.
     #[inline]
     pub fn tx_done(&mut self, id: u32, packets: &mut PacketSlab, now: SimTime, env: &mut PortEnv) {
@@ -306,9 +437,9 @@ impl Port {
     /// is now empty.
     #[inline]
     pub fn pop_wire(&mut self, id: u32, events: &mut EventQueue) -> u32 {
-        let (_, slot) = self.wire.pop_front().expect("arrival event with an empty wire");
+        let slot = self.wire.pop_front().expect("arrival event with an empty wire").slot;
         match self.wire.front() {
-            Some(&(t, _)) => events.replace_net_head(t, Event::Arrive { port: id }),
+            Some(w) => events.replace_net_head(w.arrival_ps, Event::Arrive { port: id }),
             None => events.pop_net_head(),
         }
         slot
@@ -364,7 +495,7 @@ impl Port {
     fn note_occupancy(&mut self, now: SimTime) {
         let qp = self.waiting_pkts;
         let qb = self.waiting_bytes;
-        debug_assert_eq!((qp, qb), (self.queue.len_pkts(), self.queue.len_bytes()), "port {}->{}", self.from_node, self.to_node);
+        debug_assert!(self.lazy || (qp, qb) == (self.queue.len_pkts(), self.queue.len_bytes()), "port {}->{}", self.from_node, self.to_node);
         self.stats.set_occupancy(now, qp, qb);
     }
 
@@ -436,7 +567,7 @@ impl Port {
         if self.wire.is_empty() {
             events.push(arrival, Event::Arrive { port: id });
         }
-        self.wire.push_back((arrival, slot));
+        self.wire.push_back(OnWire { arrival_ps: arrival, slot, size_bytes: size });
         self.busy_until = now + tx;
     }
 }

@@ -4,10 +4,23 @@
 
 use crate::sim::SimTime;
 
-/// Packets in flight on a wire: (arrival time at the far end, packet slot), oldest first.
+/// One packet on a wire (16 bytes: the size fills what would be padding).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct OnWire {
+    /// When the packet reaches the far end, ps.
+    pub arrival_ps: SimTime,
+    /// Its slot in the packet slab.
+    pub slot: u32,
+    /// Its size, bytes (a lazy port reads it when the packet's transmission starts).
+    pub size_bytes: u32,
+}
+
+/// Packets in flight on a wire, oldest first. On a port that computes departures at arrival
+/// (`net::port`, the lazy path) the last `Port::waiting_pkts` of them are still waiting for the
+/// transmitter: their arrival times are already known.
 #[derive(Debug, Default)]
 pub struct Wire {
-    buf: Vec<(SimTime, u32)>,
+    buf: Vec<OnWire>,
     head: usize,
     len: usize,
 }
@@ -27,13 +40,26 @@ impl Wire {
 
     /// The packet that arrives next.
     #[inline]
-    pub fn front(&self) -> Option<&(SimTime, u32)> {
+    pub fn front(&self) -> Option<&OnWire> {
         if self.len == 0 { None } else { Some(&self.buf[self.head]) }
+    }
+
+    /// The `i`-th packet from the front (`i < len`).
+    #[inline]
+    pub fn get(&self, i: usize) -> &OnWire {
+        debug_assert!(i < self.len);
+        &self.buf[(self.head + i) & (self.buf.len() - 1)]
+    }
+
+    /// The packet that arrives last (the wire is not empty).
+    #[inline]
+    pub fn back(&self) -> &OnWire {
+        self.get(self.len - 1)
     }
 
     /// Adds a packet that arrives after every packet already on the wire.
     #[inline]
-    pub fn push_back(&mut self, item: (SimTime, u32)) {
+    pub fn push_back(&mut self, item: OnWire) {
         if self.len == self.buf.len() {
             self.grow();
         }
@@ -44,7 +70,7 @@ impl Wire {
 
     /// Removes the packet that arrives next.
     #[inline]
-    pub fn pop_front(&mut self) -> Option<(SimTime, u32)> {
+    pub fn pop_front(&mut self) -> Option<OnWire> {
         if self.len == 0 {
             return None;
         }
@@ -64,7 +90,7 @@ impl Wire {
         for i in 0..self.len {
             buf.push(self.buf[(self.head + i) & mask]);
         }
-        buf.resize(cap, (0, 0));
+        buf.resize(cap, OnWire::default());
         self.buf = buf;
         self.head = 0;
     }
@@ -82,8 +108,9 @@ mod tests {
         // Pushes and pops in uneven bursts so the head wraps while the ring grows.
         for round in 0..200u32 {
             for _ in 0..(round % 7) + 1 {
-                w.push_back((next as u64, next));
-                shadow.push_back((next as u64, next));
+                let x = OnWire { arrival_ps: next as u64, slot: next, size_bytes: next * 3 };
+                w.push_back(x);
+                shadow.push_back(x);
                 next += 1;
             }
             for _ in 0..(round % 5) {
@@ -91,6 +118,12 @@ mod tests {
             }
             assert_eq!(w.len(), shadow.len());
             assert_eq!(w.front(), shadow.front());
+            for i in 0..w.len() {
+                assert_eq!(w.get(i), &shadow[i]);
+            }
+            if !w.is_empty() {
+                assert_eq!(w.back(), shadow.back().unwrap());
+            }
         }
         while let Some(x) = shadow.pop_front() {
             assert_eq!(w.pop_front(), Some(x));

@@ -41,6 +41,13 @@ impl DropTail {
         self.fifo.is_empty() && self.limit.fits(0, 0, size_bytes)
     }
 
+    /// True if a packet of `size_bytes` fits behind `pkts` waiting packets of `bytes` bytes (a
+    /// lazy port keeps its waiting packets on the wire, not in this queue: `net::port`).
+    #[inline]
+    pub fn fits(&self, pkts: u32, bytes: u64, size_bytes: u32) -> bool {
+        self.limit.fits(pkts, bytes, size_bytes)
+    }
+
     /// Packets smaller than this many bytes fit the empty buffer (0: none does): the same test
     /// as [`Self::admits_into_empty`] on an empty queue, as one number the port keeps.
     pub fn empty_admits_below_bytes(&self) -> u64 {

@@ -60,6 +60,7 @@ pub fn build(sc: &Scenario, seed: Option<u64>, origin: &str) -> Result<Simulatio
             let mut port = Port::new(from, to, rate_bps, l.delay.0, AnyQueue::build(q, info), hooks, rng, loss);
             port.traced = trace.contains(&name.as_str());
             port.captured = sc.metrics.capture.iter().any(|c| *c == name);
+            port.choose_path();
             ports.push(port);
         }
     }

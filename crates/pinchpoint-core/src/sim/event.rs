@@ -1,6 +1,12 @@
-//! The event queue: one binary heap ordered by (time, insertion sequence).
+//! The event queue: binary heaps ordered by (time, same-picosecond rank).
 //!
-//! Equal times pop in the order they were pushed (FIFO), which makes every run deterministic.
+//! The same-picosecond rule (DESIGN.md, "Event order"; model revision 2): at one picosecond,
+//! every transmit completion (`TxDone`, by port index) comes first, then every packet reaching
+//! the end of a wire (`Arrive`, by port index), then every other event in the order it was
+//! scheduled (FIFO). Link events are thus ordered by what they are, never by when they were
+//! pushed: a port that computes its departures when packets arrive (`net::port`, the lazy
+//! path) pushes them at other instants than one that runs a `TxDone` per departure, and both
+//! must give the same order. Every run stays deterministic.
 //! Events are small `Copy` values that name their target by arena index; no packet ever sits
 //! in the heap (links keep their packets in flight in a ring, see `net::port`).
 
@@ -46,9 +52,12 @@ pub enum Event {
     },
 }
 
-// Events are packed into 16-byte heap entries: the time, then one word holding the insertion
-// sequence number above a 29-bit payload (3 bits of kind, 26 bits of target). Comparing
-// (time, word) as integers orders by time, then by insertion: FIFO among equal times.
+// Events are packed into 16-byte heap entries: the time, then one word holding a sequence
+// number above a 29-bit payload (3 bits of kind, 26 bits of target). Comparing (time, word) as
+// integers orders by time, then by that word. Link events (`TxDone` kind 0, `Arrive` kind 1)
+// carry sequence number 0, so at one picosecond they come before every other event (whose
+// numbers start at 1), `TxDone` before `Arrive` (kind bits), each kind by port index; other
+// events are FIFO among equal times.
 const PAYLOAD_BITS: u32 = 29;
 const DATA_BITS: u32 = 26;
 const DATA_MASK: u64 = (1 << DATA_BITS) - 1;
@@ -152,23 +161,38 @@ impl EventQueue {
     /// Schedules `event` at `time`.
     #[inline]
     pub fn push(&mut self, time: SimTime, event: Event) {
-        let e = self.entry(time, event);
         match event {
-            Event::TxDone { .. } | Event::Arrive { .. } => self.net.push(e),
-            _ => self.timers.push(e),
+            Event::TxDone { .. } | Event::Arrive { .. } => self.net.push(Self::net_entry(time, event)),
+            _ => {
+                let e = self.entry(time, event);
+                self.timers.push(e)
+            }
         }
     }
 
-    /// The entry for `event` at `time`, taking the next sequence number.
+    /// The entry for `event` at `time`: link events carry sequence number 0 (ordered by kind
+    /// and port), every other event takes the next number from 1 on (FIFO).
     #[inline]
     fn entry(&mut self, time: SimTime, event: Event) -> Entry {
-        let key = (self.next_seq << PAYLOAD_BITS) | encode(event);
-        self.next_seq += 1;
+        let key = match event {
+            Event::TxDone { .. } | Event::Arrive { .. } => encode(event),
+            _ => {
+                self.next_seq += 1;
+                (self.next_seq << PAYLOAD_BITS) | encode(event)
+            }
+        };
         Entry::new(time, key)
     }
 
-    /// True if the earliest event is in the link heap (ties cannot happen: sequence numbers
-    /// are unique).
+    /// The entry for a link event (`TxDone` or `Arrive`) at `time`: sequence number 0.
+    #[inline]
+    fn net_entry(time: SimTime, event: Event) -> Entry {
+        debug_assert!(matches!(event, Event::TxDone { .. } | Event::Arrive { .. }));
+        Entry::new(time, encode(event))
+    }
+
+    /// True if the earliest event is in the link heap (ties cannot happen: a link event has
+    /// sequence number 0, a timer a positive one).
     #[inline]
     fn head_is_net(&self) -> Option<bool> {
         match (self.net.peek(), self.timers.peek()) {
@@ -218,11 +242,11 @@ impl EventQueue {
     }
 
     /// Replaces the earliest event, a link event just returned by [`Self::peek`], by `event`
-    /// at `time` (a link event too). The same as popping it and pushing the new one, with the
-    /// same sequence number, in one sift instead of two: the next packet on a wire.
+    /// at `time` (a link event too). The same as popping it and pushing the new one in one
+    /// sift instead of two: the next packet on a wire.
     #[inline]
     pub fn replace_net_head(&mut self, time: SimTime, event: Event) {
-        let e = self.entry(time, event);
+        let e = Self::net_entry(time, event);
         if let Some(mut head) = self.net.peek_mut() {
             *head = e;
         }
@@ -292,6 +316,33 @@ mod tests {
     }
 
     #[test]
+    fn at_one_picosecond_transmit_completions_come_first_then_arrivals_by_port_then_the_rest_fifo() {
+        let mut q = EventQueue::default();
+        q.push(9, Event::FlowTimer { flow: 1, timer: 0 });
+        q.push(9, Event::Arrive { port: 5 });
+        q.push(9, Event::Sample);
+        q.push(9, Event::Arrive { port: 2 });
+        q.push(9, Event::TxDone { port: 7 });
+        q.push(8, Event::FlowTimer { flow: 3, timer: 0 });
+        q.push(9, Event::TxDone { port: 4 });
+        q.push(9, Event::FlowTimer { flow: 0, timer: 2 });
+        let order: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
+        assert_eq!(
+            order,
+            vec![
+                (8, Event::FlowTimer { flow: 3, timer: 0 }),
+                (9, Event::TxDone { port: 4 }),
+                (9, Event::TxDone { port: 7 }),
+                (9, Event::Arrive { port: 2 }),
+                (9, Event::Arrive { port: 5 }),
+                (9, Event::FlowTimer { flow: 1, timer: 0 }),
+                (9, Event::Sample),
+                (9, Event::FlowTimer { flow: 0, timer: 2 }),
+            ]
+        );
+    }
+
+    #[test]
     fn equal_times_pop_in_insertion_order() {
         let mut q = EventQueue::default();
         for p in 0..5 {
@@ -336,28 +387,29 @@ mod tests {
         }
 
 
-        /// The heap agrees with a BTreeMap shadow keyed by (time, seq) under any interleaving.
+        /// The heap agrees with a BTreeMap shadow keyed by (time, arrivals first, seq) under
+        /// any interleaving (arrivals here take increasing port numbers, so seq is port order).
         #[test]
         fn heap_matches_btreemap_shadow(ops in proptest::collection::vec((any::<bool>(), 0u64..50), 1..400)) {
             let mut q = EventQueue::default();
-            let mut shadow: BTreeMap<(u64, u64), u32> = BTreeMap::new();
+            let mut shadow: BTreeMap<(u64, bool, u64), u32> = BTreeMap::new();
             let mut seq = 0u64;
             for (push, t) in ops {
                 if push {
                     let ev = if seq.is_multiple_of(3) { Event::FlowTimer { flow: seq as u32, timer: 1 } } else { Event::Arrive { port: seq as u32 } };
                     q.push(t, ev);
-                    shadow.insert((t, seq), seq as u32);
+                    shadow.insert((t, matches!(ev, Event::FlowTimer { .. }), seq), seq as u32);
                     seq += 1;
                 } else {
                     let got = q.pop();
                     let want = shadow.pop_first();
                     match (got, want) {
                         (None, None) => {}
-                        (Some((t1, Event::Arrive { port })), Some(((t2, _), p2))) => {
+                        (Some((t1, Event::Arrive { port })), Some(((t2, _, _), p2))) => {
                             prop_assert_eq!(t1, t2);
                             prop_assert_eq!(port, p2);
                         }
-                        (Some((t1, Event::FlowTimer { flow, .. })), Some(((t2, _), p2))) => {
+                        (Some((t1, Event::FlowTimer { flow, .. })), Some(((t2, _, _), p2))) => {
                             prop_assert_eq!(t1, t2);
                             prop_assert_eq!(flow, p2);
                         }
