@@ -88,7 +88,8 @@ fn the_plain_part_of_toml_reads_as_the_toml_crate_reads_it() {
 /// multi-line strings, dates, special floats, underscores and prefixes in numbers, a table
 /// defined twice or implied first, a repeated key, an inline table over two lines, a comment in
 /// an array; and text that is not TOML (a leading zero, an unclosed string, a control
-/// character, a value missing) gets the toml crate's message.
+/// character, a value missing) gets the toml crate's message. Nesting deeper than 32 arrays or
+/// inline tables, or a header of more than 32 keys, is left to the toml crate too (reading it recursively could exhaust the stack).
 #[test]
 fn text_outside_the_plain_part_is_left_to_the_toml_crate() {
     let outside = [
@@ -123,6 +124,10 @@ fn text_outside_the_plain_part_is_left_to_the_toml_crate() {
         "x = true1\n",
         "[ [a]]\n",
     ];
+    let deep = format!("x = {}1{}\n", "[".repeat(100_000), "]".repeat(100_000));
+    assert!(plain_toml::parse(&deep).is_none(), "the plain reader read 100,000 nested arrays");
+    let long_header = format!("[{}]\n", vec!["a"; 100_000].join("."));
+    assert!(plain_toml::parse(&long_header).is_none(), "the plain reader read a header of 100,000 keys");
     for d in outside {
         assert!(plain_toml::parse(d).is_none(), "the plain reader read {d:?}");
         let text = format!("{BASE}{d}");

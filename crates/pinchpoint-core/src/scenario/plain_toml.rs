@@ -59,7 +59,7 @@ impl<'a> Table<'a> {
 /// Reads `text` as a TOML document, or None when it uses anything outside the plain part (see
 /// the module documentation) or is not valid TOML.
 pub fn parse(text: &str) -> Option<Value<'_>> {
-    let mut p = Parser { s: text, b: text.as_bytes(), i: 0 };
+    let mut p = Parser { s: text, b: text.as_bytes(), i: 0, depth: 0 };
     let mut root = Table::default();
     // The keys from the root to the table that `key = value` lines go to; an array of tables on
     // the way stands for its last element.
@@ -76,6 +76,9 @@ pub fn parse(text: &str) -> Option<Value<'_>> {
                 p.i += if array { 2 } else { 1 };
                 let mut path = vec![p.bare_key_ws()?];
                 while p.peek() == Some(b'.') {
+                    if path.len() >= MAX_DEPTH {
+                        return None;
+                    }
                     p.i += 1;
                     path.push(p.bare_key_ws()?);
                 }
@@ -143,7 +146,14 @@ struct Parser<'a> {
     s: &'a str,
     b: &'a [u8],
     i: usize,
+    /// Arrays and inline tables open around the value being read.
+    depth: usize,
 }
+
+/// Deeper nesting (arrays and inline tables in a value, keys in a header) gives up and the
+/// toml crate decides: reading, deserializing and dropping the tree recurse, and text of many
+/// nested brackets could otherwise exhaust the stack.
+const MAX_DEPTH: usize = 32;
 
 /// A control character TOML does not allow in comments and strings (tab is allowed).
 fn is_control(c: u8) -> bool {
@@ -208,8 +218,15 @@ impl<'a> Parser<'a> {
         match self.peek()? {
             b'"' => self.basic_string().map(Value::Str),
             b'\'' => self.literal_string().map(Value::Str),
-            b'[' => self.array(),
-            b'{' => self.inline_table(),
+            b'[' | b'{' => {
+                if self.depth >= MAX_DEPTH {
+                    return None;
+                }
+                self.depth += 1;
+                let v = if self.peek()? == b'[' { self.array() } else { self.inline_table() };
+                self.depth -= 1;
+                v
+            }
             b't' | b'f' => {
                 let word_end = self.s[self.i..].find(|c: char| !c.is_ascii_alphanumeric()).map_or(self.b.len(), |n| self.i + n);
                 let v = match &self.s[self.i..word_end] {
