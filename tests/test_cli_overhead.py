@@ -66,3 +66,13 @@ def test_importing_the_package_loads_no_plotting_table_or_cli_library(module):
             "'typer') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_a_sweep_point_is_keyed_from_memory_as_from_its_resolved_text():
+    # sweep.py keys pending points with api.run_key instead of run_key(api.validate(...)).
+    files = sorted((ROOT / "scenarios").rglob("*.toml"))
+    for f in files:
+        assert pp.api.run_key(f, 5) == run_key(pp.validate(f), 5), f
+    assert pp.api.run_key(odd(), 11) == run_key(pp.validate(odd()), 11)
+    with pytest.raises(_native.ScenarioError, match="no such scenario file"):
+        pp.api.run_key(ROOT / "missing.toml", 1)

@@ -65,6 +65,20 @@ def random_parts(scenario: ScenarioLike) -> list[str]:
     return _native_call(_native.random_parts, text, origin, fmt)
 
 
+def run_key(scenario: ScenarioLike, seed: int) -> str:
+    """The run key of a scenario run with ``seed``: the same key as
+    :func:`pinchpoint.store.run_key` of its resolved text (:func:`validate`), hashed from the
+    scenario in memory instead of writing and reading back that text (a sweep keys every point
+    before running it). Raises :class:`ScenarioError` as :func:`validate` does."""
+    from .store import key_of_canonical, run_key as run_key_of_text
+
+    text, origin, fmt = _text(scenario)
+    canonical = _native_call(_native.canonical_scenario, text, origin, fmt)
+    if canonical is None:
+        return run_key_of_text(validate(scenario), seed)
+    return key_of_canonical(canonical, seed)
+
+
 def run_key_of(sim: _native.Simulation, seed: int) -> str | None:
     """The run key of a built simulation, hashed from its scenario in memory (the same key as
     :func:`pinchpoint.store.run_key` of its resolved text); None when only the text path can

@@ -45,7 +45,7 @@ from typing import Any
 from . import units
 from .plan import Plan
 from .scenario import Scenario, set_path
-from .store import Store, run_key
+from .store import Store
 
 class SeedWarning(UserWarning):
     """Seeds that change nothing were given as if they were replications."""
@@ -264,10 +264,9 @@ def sweep(base: Scenario | str | Path, grid: dict[str, Iterable[Any]] | None = N
     stored = st.keys()
     for point, s, seed, sources in jobs:
         try:
-            resolved = api.validate(s)
+            key = api.run_key(s, seed)  # as store.run_key(api.validate(s), seed), without the text
         except _native.ScenarioError as e:
             raise _native.ScenarioError(f"sweep point {_where(point)}: {e}") from None
-        key = run_key(resolved, seed)
         if key in stored and ("series" not in keep or (st.series_dir / key / "meta.json").exists()):
             try:  # finished earlier but not merged yet (the store was locked)?
                 flows = pd.read_parquet(st.spool / key / "flows.parquet").sort_values("flow")

@@ -33,6 +33,17 @@ fn validate(text: &str, origin: &str, fmt: &str) -> PyResult<String> {
     Ok(scenario::to_toml_string(&sc))
 }
 
+/// Validates scenario text as [`validate`] does; returns the canonical form of the resolved
+/// scenario that the run key hashes (UTF-8 bytes, `pinchpoint.store.key_of_canonical`) without
+/// writing the resolved TOML, or None when only the text path can give it exactly.
+#[pyfunction]
+#[pyo3(signature = (text, origin, fmt = "toml"))]
+fn canonical_scenario<'py>(py: Python<'py>, text: &str, origin: &str, fmt: &str) -> PyResult<Option<Bound<'py, PyBytes>>> {
+    let sc = parse(text, origin, fmt)?;
+    pinchpoint_core::build(&sc, None, origin).map_err(|e| ScenarioError::new_err(e.to_string()))?;
+    Ok(scenario::canonical_json(&sc).map(|c| PyBytes::new(py, c.as_bytes())))
+}
+
 /// TOML text as JSON text with the same values, or None (not TOML, a non-finite float or a
 /// date-time): a fast path for reading resolved scenarios (`store.canonical_scenario`).
 #[pyfunction]
@@ -95,22 +106,26 @@ fn table_to_py<'py>(py: Python<'py>, t: &Table) -> PyResult<Bound<'py, PyList>> 
     fn column<'py>(py: Python<'py>, name: &str, dtype: &str, data: Bound<'py, PyAny>) -> PyResult<Bound<'py, PyTuple>> {
         PyTuple::new(py, [name.into_pyobject(py)?.into_any(), dtype.into_pyobject(py)?.into_any(), data])
     }
+    /// A numeric column as little-endian bytes, written straight into the Python object's
+    /// buffer: collecting `flat_map(to_le_bytes)` into a Vec first pushed byte by byte and
+    /// copied the whole column once more (about 0.3 CPU s of `sim.results()` at 100,000 flows).
+    fn le_bytes<'py, T>(py: Python<'py>, v: &[T], to_le: impl Fn(&T) -> [u8; 8]) -> PyResult<Bound<'py, PyBytes>> {
+        PyBytes::new_with(py, 8 * v.len(), |buf| {
+            for (chunk, x) in buf.chunks_exact_mut(8).zip(v) {
+                chunk.copy_from_slice(&to_le(x));
+            }
+            Ok(())
+        })
+    }
     let out = PyList::empty(py);
     for (name, col) in &t.columns {
         let item = match col {
-            ColumnData::F64(v) => {
-                let b: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
-                column(py, name, "f64", PyBytes::new(py, &b).into_any())?
-            }
+            ColumnData::F64(v) => column(py, name, "f64", le_bytes(py, v, |x| x.to_le_bytes())?.into_any())?,
             ColumnData::U64(v) => {
-                let b: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
                 let dtype = if v.iter().all(|&x| x <= i64::MAX as u64) { "i64" } else { "u64" };
-                column(py, name, dtype, PyBytes::new(py, &b).into_any())?
+                column(py, name, dtype, le_bytes(py, v, |x| x.to_le_bytes())?.into_any())?
             }
-            ColumnData::I64(v) => {
-                let b: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
-                column(py, name, "i64", PyBytes::new(py, &b).into_any())?
-            }
+            ColumnData::I64(v) => column(py, name, "i64", le_bytes(py, v, |x| x.to_le_bytes())?.into_any())?,
             ColumnData::Bool(v) => {
                 // Arrow's layout: one bit per value, least significant bit first.
                 let mut bits = vec![0u8; v.len().div_ceil(8)];
@@ -123,14 +138,24 @@ fn table_to_py<'py>(py: Python<'py>, t: &Table) -> PyResult<Bound<'py, PyList>> 
             ColumnData::Str(v) => {
                 let total: usize = v.iter().map(|s| s.len()).sum();
                 if total <= i32::MAX as usize {
-                    let mut offsets: Vec<u8> = Vec::with_capacity(4 * (v.len() + 1));
-                    let mut values: Vec<u8> = Vec::with_capacity(total);
-                    offsets.extend_from_slice(&0i32.to_le_bytes());
-                    for s in v {
-                        values.extend_from_slice(s.as_bytes());
-                        offsets.extend_from_slice(&(values.len() as i32).to_le_bytes());
-                    }
-                    let pair = PyTuple::new(py, [PyBytes::new(py, &offsets), PyBytes::new(py, &values)])?;
+                    let offsets = PyBytes::new_with(py, 4 * (v.len() + 1), |buf| {
+                        let mut end = 0i32;
+                        buf[..4].copy_from_slice(&end.to_le_bytes());
+                        for (chunk, s) in buf[4..].chunks_exact_mut(4).zip(v) {
+                            end += s.len() as i32;
+                            chunk.copy_from_slice(&end.to_le_bytes());
+                        }
+                        Ok(())
+                    })?;
+                    let values = PyBytes::new_with(py, total, |buf| {
+                        let mut at = 0;
+                        for s in v {
+                            buf[at..at + s.len()].copy_from_slice(s.as_bytes());
+                            at += s.len();
+                        }
+                        Ok(())
+                    })?;
+                    let pair = PyTuple::new(py, [offsets, values])?;
                     column(py, name, "utf8", pair.into_any())?
                 } else {
                     column(py, name, "str", PyList::new(py, v)?.into_any())?
@@ -254,6 +279,7 @@ impl PySimulation {
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PySimulation>()?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(canonical_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(preset_dumbbell, m)?)?;
     m.add_function(wrap_pyfunction!(json_schema, m)?)?;
     m.add_function(wrap_pyfunction!(random_parts, m)?)?;

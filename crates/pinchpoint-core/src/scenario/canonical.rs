@@ -349,6 +349,12 @@ impl ser::SerializeStructVariant for Map<'_> {
 /// short escapes, everything else as `\uXXXX` (lower-case hex, UTF-16 pairs above U+FFFF).
 fn write_str(out: &mut String, s: &str) {
     out.push('"');
+    // Most strings (names, units) need no escape: copy them whole.
+    if s.bytes().all(|b| (b' '..=b'~').contains(&b) && b != b'"' && b != b'\\') {
+        out.push_str(s);
+        out.push('"');
+        return;
+    }
     for c in s.chars() {
         match c {
             '"' => out.push_str("\\\""),

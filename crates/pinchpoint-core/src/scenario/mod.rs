@@ -4,6 +4,7 @@ pub mod build;
 mod canonical;
 pub use canonical::canonical_json;
 pub mod flat;
+pub mod plain_toml;
 pub mod presets;
 mod random_parts;
 pub use random_parts::random_parts;
@@ -57,7 +58,21 @@ fn join_inner_path(outer: String, msg: &str) -> (String, String) {
 }
 
 /// Parses TOML text; `origin` names the file in errors.
+///
+/// Text in the plain part of TOML that reads as a scenario goes through [`plain_toml`]; any other
+/// text, and any text with a mistake, through the toml crate, whose errors name the line.
 pub fn from_toml_str(text: &str, origin: &str) -> Result<Scenario, ScenarioError> {
+    use serde::Deserialize;
+    if let Some(sc) = plain_toml::parse(text).and_then(|doc| Scenario::deserialize(doc).ok()) {
+        validate::validate(&sc).map_err(|(path, message)| ScenarioError { origin: origin.to_string(), path, message })?;
+        return Ok(sc);
+    }
+    from_toml_str_by_toml_crate(text, origin)
+}
+
+/// [`from_toml_str`] through the toml crate only (the reference the plain reader is tested
+/// against).
+pub fn from_toml_str_by_toml_crate(text: &str, origin: &str) -> Result<Scenario, ScenarioError> {
     let de = toml::Deserializer::parse(text).map_err(|e| ScenarioError {
         origin: origin.to_string(),
         path: String::new(),
