@@ -15,17 +15,10 @@ import pytest
 import pinchpoint as pp
 from pinchpoint import atomic
 from pinchpoint.store import Store, canonical_scenario
+from scenario_helpers import tiny
 
 ROOT = Path(__file__).resolve().parent.parent
 PY = sys.executable
-
-
-def tiny():
-    s = pp.Scenario("tiny", duration="1s")
-    s.host("a").host("b").router("r")
-    s.link("a", "r", rate="100Mbps", delay="1ms").link("r", "b", rate="5Mbps", delay="10ms")
-    s.flow("f", "a", "b", cc="newreno")
-    return s
 
 
 def test_counters_are_int64_so_differences_go_negative(tmp_path):

@@ -1,5 +1,6 @@
 //! Building and serialising scenarios costs time linear in flows (issue 13, "linear build").
 
+mod common;
 use pinchpoint_core::scenario::{self, presets::dumbbell};
 
 fn route_steps(n: usize) -> u64 {
@@ -21,31 +22,13 @@ fn building_a_dumbbell_takes_route_steps_linear_in_flows() {
     assert!(large / 10_000 < 20, "{} route steps per flow", large / 10_000);
 }
 
-fn bundled_scenarios() -> Vec<std::path::PathBuf> {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
-    let mut out = Vec::new();
-    let mut dirs = vec![root];
-    while let Some(d) = dirs.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                dirs.push(p);
-            } else if p.extension().is_some_and(|x| x == "toml") {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    out
-}
-
 /// The resolved scenario is written element by element (linear time), and the text is exactly
 /// what the toml crate writes for the whole document (quadratic in flows), for every bundled
 /// scenario, the benchmark dumbbell and a scenario without flows.
 #[test]
 fn the_resolved_toml_is_the_whole_document_text_written_in_pieces() {
     let mut checked = 0;
-    for p in bundled_scenarios() {
+    for p in common::bundled_scenario_files() {
         let text = std::fs::read_to_string(&p).unwrap();
         let Ok(sc) = scenario::from_toml_str(&text, &p.display().to_string()) else { continue };
         assert_eq!(scenario::to_toml_string(&sc), toml::to_string(&sc).unwrap(), "{}", p.display());

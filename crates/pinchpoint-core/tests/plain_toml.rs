@@ -1,26 +1,9 @@
 //! The plain TOML reader (`scenario::plain_toml`, issue 13) reads what the toml crate reads, and
 //! leaves everything outside its part of TOML to the toml crate.
 
+mod common;
 use pinchpoint_core::scenario::{self, plain_toml, Scenario};
 use serde::Deserialize;
-
-fn bundled_scenarios() -> Vec<std::path::PathBuf> {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
-    let mut out = Vec::new();
-    let mut dirs = vec![root];
-    while let Some(d) = dirs.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                dirs.push(p);
-            } else if p.extension().is_some_and(|x| x == "toml") {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    out
-}
 
 /// The scenario the plain reader makes of `text`, or None when it leaves the text to the toml
 /// crate.
@@ -49,7 +32,7 @@ fn assert_same(text: &str, what: &str) {
 #[test]
 fn the_plain_reader_reads_every_bundled_and_resolved_scenario_as_the_toml_crate_does() {
     let mut read_plain = 0;
-    for p in bundled_scenarios() {
+    for p in common::bundled_scenario_files() {
         let text = std::fs::read_to_string(&p).unwrap();
         assert_same(&text, &p.display().to_string());
         let Ok(mut sc) = scenario::from_toml_str(&text, "x.toml") else { continue };

@@ -69,3 +69,22 @@ pub fn udp_pair(name: &str, access_rate: &str, workload: &str) -> String {
     host_pair("u", "ud", access_rate, "1ms", "1ms")
         + &format!("[[flows]]\nname = \"{name}\"\nsrc = \"u\"\ndst = \"ud\"\ntransport = \"udp\"\nworkload = {workload}\n")
 }
+
+/// Every `.toml` file under the repository's `scenarios/`, sorted by path.
+pub fn bundled_scenario_files() -> Vec<std::path::PathBuf> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
+    let mut out = Vec::new();
+    let mut dirs = vec![root];
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else if p.extension().is_some_and(|x| x == "toml") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
