@@ -56,6 +56,14 @@ impl<'a> Table<'a> {
     }
 }
 
+/// The end of the run of ASCII digits in `b` that starts at `k` (`k` itself when there is none).
+fn digits_end(b: &[u8], mut k: usize) -> usize {
+    while k < b.len() && b[k].is_ascii_digit() {
+        k += 1;
+    }
+    k
+}
+
 /// Reads `text` as a TOML document, or None when it uses anything outside the plain part (see
 /// the module documentation) or is not valid TOML.
 pub fn parse(text: &str) -> Option<Value<'_>> {
@@ -254,9 +262,7 @@ impl<'a> Parser<'a> {
         let mut k = usize::from(matches!(b.first(), Some(b'+' | b'-')));
         // The integer part: 0, or a digit 1-9 followed by digits.
         let int_start = k;
-        while k < b.len() && b[k].is_ascii_digit() {
-            k += 1;
-        }
+        k = digits_end(b, k);
         let int_digits = k - int_start;
         if int_digits == 0 || (int_digits > 1 && b[int_start] == b'0') {
             return None;
@@ -268,9 +274,7 @@ impl<'a> Parser<'a> {
         if b[k] == b'.' {
             k += 1;
             let frac_start = k;
-            while k < b.len() && b[k].is_ascii_digit() {
-                k += 1;
-            }
+            k = digits_end(b, k);
             if k == frac_start {
                 return None;
             }
@@ -282,9 +286,7 @@ impl<'a> Parser<'a> {
                 k += 1;
             }
             let exp_start = k;
-            while k < b.len() && b[k].is_ascii_digit() {
-                k += 1;
-            }
+            k = digits_end(b, k);
             if k == exp_start {
                 return None;
             }
