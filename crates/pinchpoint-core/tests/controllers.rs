@@ -44,22 +44,46 @@ fn cubic_grows_concave_up_to_the_last_loss_window_then_convex_beyond_it() {
     let text = bottleneck("100Mbps", "48ms", "{ kind = \"droptail\", limit_pkts = 300 }", "45s", "100ms", &[("1ms", "cc = \"cubic\"")]) + &cbr;
     let r = run(&text);
     let trace = cwnd_trace(&r, "f0");
-    // Congestion events: the window falls by more than 20% between samples.
-    let drops: Vec<usize> = (1..trace.len()).filter(|&i| trace[i].1 < 0.8 * trace[i - 1].1).collect();
-    let start = *drops.iter().rev().find(|&&i| trace[i].0 <= 15.0).expect("a loss before 15 s");
-    let end = *drops.iter().find(|&&i| trace[i].0 > 15.0).expect("a loss after 15 s");
-    let w_max = trace[start - 1].1;
-    // Growth per sample inside the epoch (skip the recovery sample at the start).
-    let epoch = &trace[start + 1..end];
+    // Congestion events: the window falls by more than 20% from a peak over a run of falling
+    // samples (with proportional rate reduction, RFC 6937, a reduction spreads over several
+    // 100 ms samples, so a fall between two samples alone would miss it). Each event is
+    // (index of the peak, index of the trough).
+    let mut events: Vec<(usize, usize)> = Vec::new();
+    let mut i = 1;
+    while i < trace.len() {
+        if trace[i].1 < trace[i - 1].1 {
+            let peak = i - 1;
+            while i + 1 < trace.len() && trace[i + 1].1 < trace[i].1 {
+                i += 1;
+            }
+            if trace[i].1 < 0.8 * trace[peak].1 {
+                events.push((peak, i));
+            }
+        }
+        i += 1;
+    }
+    let &(start_peak, start) = events.iter().rev().find(|e| trace[e.0].0 <= 15.0).expect("a loss before 15 s");
+    let &(end, _) = events.iter().find(|e| trace[e.0].0 > 15.0).expect("a loss after 15 s");
+    let w_max = trace[start_peak].1;
+    // W_max of the epoch (RFC 9438 s4.7, fast convergence, on by default as in Linux): a loss
+    // below the previous W_max lowers it to w (1 + beta) / 2. The previous epoch's peak is the
+    // largest sample before this one's.
+    let previous_peak = trace[..start_peak].iter().map(|p| p.1).fold(0.0, f64::max);
+    let epoch_w_max = if w_max < previous_peak { w_max * (1.0 + 0.7) / 2.0 } else { w_max };
+    // Growth per sample inside the epoch, from the trough to the next peak.
+    let epoch = &trace[start + 1..=end];
     let inc: Vec<f64> = epoch.windows(2).map(|p| p[1].1 - p[0].1).collect();
     let n = inc.len();
     let (i_min, &min_inc) = inc.iter().enumerate().min_by(|a, b| a.1.total_cmp(b.1)).unwrap();
     let mean = |s: &[f64]| s.iter().sum::<f64>() / s.len() as f64;
     let first = mean(&inc[..n / 10]);
     let last = mean(&inc[n - n / 10..]);
-    eprintln!("epoch {:.1}-{:.1} s, W_max {w_max:.0} B, plateau at {:.1} s cwnd {:.0}, growth/sample first {first:.0} min {min_inc:.0} last {last:.0}",
-        trace[start].0, trace[end].0, epoch[i_min].0, epoch[i_min].1);
+    let plateau_cwnd = epoch[i_min].1;
+    eprintln!("epoch {:.1}-{:.1} s, peak before it {w_max:.0} B (epoch W_max {epoch_w_max:.0} B), plateau at {:.1} s cwnd {plateau_cwnd:.0}, growth/sample first {first:.0} min {min_inc:.0} last {last:.0}",
+        trace[start].0, trace[end].0, epoch[i_min].0);
+    assert!(min_inc >= 0.0, "the window never falls inside the epoch (min growth {min_inc:.0} B)");
     assert!(i_min > n / 5 && i_min < n - n / 5, "slowest growth inside the epoch ({i_min} of {n})");
+    assert!((plateau_cwnd / epoch_w_max - 1.0).abs() < 0.05, "plateau at W_max: {plateau_cwnd:.0} vs {epoch_w_max:.0}");
     assert!(first > 5.0 * min_inc.max(1.0) && last > 5.0 * min_inc.max(1.0), "concave then convex");
 }
 
