@@ -676,8 +676,13 @@ impl TcpSender {
         let mss = self.s.mss as u64;
         let cwnd = if self.s.prr && !self.cc.sets_recovery_window() { self.recovery_wnd } else { self.cc.cwnd_bytes() }.min(self.rwnd);
         let lost_below = self.board.loss_boundary(self.s.dupack_threshold, self.s.mss);
+        // RFC 6675 s4 SetPipe once, then kept up to date: new data sent above snd_max adds
+        // exactly its length (its bytes are neither SACKed nor lost, and neither the loss
+        // boundary, which lies below the old snd_max, nor HighRxt, which never exceeds it,
+        // moves); a retransmission moves HighRxt, so the pipe is computed again after one.
+        let mut pipe = self.board.pipe(self.snd_una, self.snd_max, self.s.dupack_threshold, self.s.mss);
         loop {
-            let pipe = self.board.pipe(self.snd_una, self.snd_max, self.s.dupack_threshold, self.s.mss);
+            debug_assert_eq!(pipe, self.board.pipe(self.snd_una, self.snd_max, self.s.dupack_threshold, self.s.mss));
             if pipe + mss > cwnd {
                 break;
             }
@@ -690,6 +695,7 @@ impl TcpSender {
                 let len = (end - hole).min(mss) as u32;
                 self.send_segment_len(hole, len, ctx);
                 self.board.set_high_rxt(hole + len as u64);
+                pipe = self.board.pipe(self.snd_una, self.snd_max, self.s.dupack_threshold, self.s.mss);
                 continue;
             }
             let len = (self.offered_bytes - self.snd_max.min(self.offered_bytes)).min(mss);
@@ -698,6 +704,7 @@ impl TcpSender {
                 self.send_segment_len(seq, len as u32, ctx);
                 self.snd_max += len;
                 self.snd_nxt = self.snd_max;
+                pipe += len;
                 continue;
             }
             break;
