@@ -711,6 +711,7 @@ impl TcpSender {
         }
     }
 
+    #[inline(always)]
     fn rtt_sample(&mut self, r: SimTime) {
         let c = self.counters_mut();
         // Welford's update on the mean rtt_sum_ps / rtt_samples: the mean after the previous
