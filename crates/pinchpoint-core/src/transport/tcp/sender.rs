@@ -397,18 +397,33 @@ impl TcpSender {
 
     /// Notes a transmission for pacing and for delivery-rate estimation (draft s3.2
     /// SendPacket); `seq >= snd_max` means new data.
+    /// (Both parts are out of line: most senders neither pace nor estimate the delivery rate,
+    /// and the segment they are building keeps its registers.)
+    #[inline(always)]
     fn on_transmit(&mut self, seq: u64, len: u32, wire_bytes: u64, now: SimTime) {
         if self.s.pacing || self.cc.pacing_rate_bps().is_some() {
-            // The flow's first PACING_INITIAL_BURST_PKTS segments go back to back; later ones
-            // are spaced by their wire time at the pacing rate.
-            let gap = self.pacing_rate_bps().map_or(0, |rate| (wire_bytes as f64 * 8.0 / rate * PS_PER_S as f64) as SimTime);
-            if self.pacing_burst_left > 0 {
-                self.pacing_burst_left -= 1;
-                self.next_send_ps = now + gap;
-            } else {
-                self.next_send_ps = self.next_send_ps.max(now) + gap;
-            }
+            self.pace_transmission(wire_bytes, now);
         }
+        if self.rate.is_some() {
+            self.rate_on_send(seq, len, now);
+        }
+    }
+
+    #[inline(never)]
+    fn pace_transmission(&mut self, wire_bytes: u64, now: SimTime) {
+        // The flow's first PACING_INITIAL_BURST_PKTS segments go back to back; later ones
+        // are spaced by their wire time at the pacing rate.
+        let gap = self.pacing_rate_bps().map_or(0, |rate| (wire_bytes as f64 * 8.0 / rate * PS_PER_S as f64) as SimTime);
+        if self.pacing_burst_left > 0 {
+            self.pacing_burst_left -= 1;
+            self.next_send_ps = now + gap;
+        } else {
+            self.next_send_ps = self.next_send_ps.max(now) + gap;
+        }
+    }
+
+    #[inline(never)]
+    fn rate_on_send(&mut self, seq: u64, len: u32, now: SimTime) {
         let (idle, new_data) = (self.snd_max == self.snd_una, seq >= self.snd_max);
         if let Some(r) = self.rate.as_mut() {
             r.on_send(seq, len, now, idle, new_data);
