@@ -423,6 +423,14 @@ impl SackBlocks {
                 b.len += 1;
             }
         };
+        if let Ranges::Small(v) = &ooo.ranges {
+            if let [r] = v.as_slice() {
+                // One range above the ack (a single hole, the usual case): it is the only
+                // block, whether or not the latest arrival lies in it.
+                push(*r, &mut b);
+                return b;
+            }
+        }
         let first = latest.and_then(|s| ooo.containing(s));
         if let Some(r) = first {
             push(r, &mut b);
