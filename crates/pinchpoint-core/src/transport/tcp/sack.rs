@@ -587,6 +587,13 @@ impl Scoreboard {
     /// retransmitted bytes (below HighRxt) that are not SACKed. O(dupthresh) steps.
     pub fn pipe(&mut self, snd_una: u64, snd_max: u64, dupthresh: u32, mss: u32) -> u64 {
         let (boundary, sacked_above) = self.loss_boundary_and_above(dupthresh, mss);
+        self.pipe_given(snd_una, snd_max, boundary, sacked_above)
+    }
+
+    /// [`Scoreboard::pipe`] with the loss boundary and the SACKed bytes above it already known
+    /// (from [`Scoreboard::loss_boundary_and_above`], since when no range was added or removed).
+    #[inline]
+    pub fn pipe_given(&self, snd_una: u64, snd_max: u64, boundary: u64, sacked_above: u64) -> u64 {
         let (lost_end, sacked_not_lost) =
             if boundary <= snd_una { (snd_una, self.sacked.total()) } else { (boundary.min(snd_max), sacked_above) };
         let not_lost = (snd_max.max(lost_end) - lost_end).saturating_sub(sacked_not_lost);

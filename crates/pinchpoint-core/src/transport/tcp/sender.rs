@@ -690,12 +690,13 @@ impl TcpSender {
     fn sack_send(&mut self, ctx: &mut TransportCtx) {
         let mss = self.s.mss as u64;
         let cwnd = if self.s.prr && !self.cc.sets_recovery_window() { self.recovery_wnd } else { self.cc.cwnd_bytes() }.min(self.rwnd);
-        let lost_below = self.board.loss_boundary(self.s.dupack_threshold, self.s.mss);
-        // RFC 6675 s4 SetPipe once, then kept up to date: new data sent above snd_max adds
-        // exactly its length (its bytes are neither SACKed nor lost, and neither the loss
-        // boundary, which lies below the old snd_max, nor HighRxt, which never exceeds it,
-        // moves); a retransmission moves HighRxt, so the pipe is computed again after one.
-        let mut pipe = self.board.pipe(self.snd_una, self.snd_max, self.s.dupack_threshold, self.s.mss);
+        // The SACKed ranges do not change while this loop sends, so the loss boundary is
+        // found once. RFC 6675 s4 SetPipe once, then kept up to date: new data sent above
+        // snd_max adds exactly its length (its bytes are neither SACKed nor lost, and neither
+        // the loss boundary, which lies below the old snd_max, nor HighRxt, which never exceeds
+        // it, moves); a retransmission moves HighRxt, so the pipe is computed again after one.
+        let (lost_below, sacked_above) = self.board.loss_boundary_and_above(self.s.dupack_threshold, self.s.mss);
+        let mut pipe = self.board.pipe_given(self.snd_una, self.snd_max, lost_below, sacked_above);
         loop {
             debug_assert_eq!(pipe, self.board.pipe(self.snd_una, self.snd_max, self.s.dupack_threshold, self.s.mss));
             if pipe + mss > cwnd {
@@ -710,7 +711,7 @@ impl TcpSender {
                 let len = (end - hole).min(mss) as u32;
                 self.send_segment_len(hole, len, ctx);
                 self.board.set_high_rxt(hole + len as u64);
-                pipe = self.board.pipe(self.snd_una, self.snd_max, self.s.dupack_threshold, self.s.mss);
+                pipe = self.board.pipe_given(self.snd_una, self.snd_max, lost_below, sacked_above);
                 continue;
             }
             let len = (self.offered_bytes - self.snd_max.min(self.offered_bytes)).min(mss);
@@ -840,14 +841,15 @@ impl TcpSender {
         } else if ack == self.snd_una && self.snd_max > self.snd_una {
             // A duplicate acknowledgement (RFC 5681 s2: no data, same ack, data outstanding).
             self.dupacks += 1;
-            let sack_lost = self.s.sack && self.board.loss_boundary(self.s.dupack_threshold, self.s.mss) > self.snd_una;
             if self.in_recovery {
                 if self.s.recovery != Recovery::Sack {
                     // RFC 5681 s3.2 step 4 / RFC 6582 s3.2 step 4: inflate by one segment per
                     // duplicate (with SACK the pipe estimate does this).
                     self.recovery_wnd += self.s.mss as u64;
                 }
-            } else if self.dupacks == self.s.dupack_threshold || (sack_lost && self.dupacks < self.s.dupack_threshold) {
+            } else if self.dupacks == self.s.dupack_threshold
+                || (self.dupacks < self.s.dupack_threshold && self.s.sack && self.board.loss_boundary(self.s.dupack_threshold, self.s.mss) > self.snd_una)
+            {
                 // RFC 6582 s3.2 step 2: only if the ack covers more than `recover`.
                 let may_recover = self.recover.is_none_or(|r| ack > r);
                 if may_recover {
