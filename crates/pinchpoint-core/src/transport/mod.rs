@@ -174,6 +174,22 @@ impl AnyTransport {
 }
 
 impl AnyTransport {
+    /// True once a finite workload is complete (`is_finite() && is_complete()`), asked after
+    /// every call: an open TCP connection answers from its sender's flag without the dispatch
+    /// over all transports (about 16 instructions per call, callgrind).
+    #[inline]
+    pub fn is_finished(&self) -> bool {
+        match self {
+            AnyTransport::Tcp(t) => t.sender.is_complete() && t.sender.is_finite(),
+            other => other.is_finished_other(),
+        }
+    }
+
+    #[inline(never)]
+    fn is_finished_other(&self) -> bool {
+        self.is_finite() && self.is_complete()
+    }
+
     /// [`Transport::on_packet`] for every transport but an open TCP connection.
     #[inline(never)]
     fn on_packet_other(&mut self, pkt: &Packet, ctx: &mut TransportCtx) {
