@@ -164,7 +164,7 @@ impl Flow {
     /// Notes completion of a finite workload at `now`; true the first time it is complete.
     #[inline]
     pub fn note_completion(&mut self, now: SimTime) -> bool {
-        if !self.done && self.transport.is_finite() && self.transport.is_complete() {
+        if !self.done && self.transport.is_finished() {
             self.done = true;
             self.stats.set_completed_at(now);
             return true;

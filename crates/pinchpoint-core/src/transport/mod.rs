@@ -173,6 +173,36 @@ impl AnyTransport {
     }
 }
 
+impl AnyTransport {
+    /// True once a finite workload is complete (`is_finite() && is_complete()`), asked after
+    /// every call: an open TCP connection answers from its sender's flag without the dispatch
+    /// over all transports (about 16 instructions per call, callgrind).
+    #[inline]
+    pub fn is_finished(&self) -> bool {
+        match self {
+            AnyTransport::Tcp(t) => t.sender.is_complete() && t.sender.is_finite(),
+            other => other.is_finished_other(),
+        }
+    }
+
+    #[inline(never)]
+    fn is_finished_other(&self) -> bool {
+        self.is_finite() && self.is_complete()
+    }
+
+    /// [`Transport::on_packet`] for every transport but an open TCP connection.
+    #[inline(never)]
+    fn on_packet_other(&mut self, pkt: &Packet, ctx: &mut TransportCtx) {
+        match self {
+            AnyTransport::Tcp(t) => t.on_packet(pkt, ctx),
+            AnyTransport::Udp(u) => u.on_packet(pkt, ctx),
+            AnyTransport::Trump(t) => t.on_packet(pkt, ctx),
+            AnyTransport::Tfrc(t) => t.on_packet(pkt, ctx),
+            AnyTransport::TcpPending(_) => unreachable!("{NOT_OPENED}"),
+        }
+    }
+}
+
 /// A pending connection is opened before its flow's first call; a call before that is a bug in
 /// the engine, not a user error.
 const NOT_OPENED: &str = "a TCP connection is opened (AnyTransport::open) when its flow starts, before any call";
@@ -191,11 +221,11 @@ impl Transport for AnyTransport {
     #[inline]
     fn on_packet(&mut self, pkt: &Packet, ctx: &mut TransportCtx) {
         match self {
+            // TCP's arm only jumps on to the receiver or the sender; the other transports are
+            // called out of line, so this dispatch saves no registers for them (about 14
+            // instructions per packet delivered, callgrind).
             AnyTransport::Tcp(t) => t.on_packet(pkt, ctx),
-            AnyTransport::Udp(u) => u.on_packet(pkt, ctx),
-            AnyTransport::Trump(t) => t.on_packet(pkt, ctx),
-            AnyTransport::Tfrc(t) => t.on_packet(pkt, ctx),
-            AnyTransport::TcpPending(_) => unreachable!("{NOT_OPENED}"),
+            other => other.on_packet_other(pkt, ctx),
         }
     }
     #[inline]

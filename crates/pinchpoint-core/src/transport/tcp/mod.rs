@@ -128,6 +128,8 @@ impl Transport for TcpConnection {
 impl TcpConnection {
     /// A SYN reached the destination: the passive end answers (a SYN without a handshake
     /// configured cannot arrive).
+    #[cold]
+    #[inline(never)]
     fn on_syn(&mut self, syn: &Packet, ctx: &mut TransportCtx) {
         let window = self.receiver.window_bytes();
         if let Some(h) = self.handshake.as_mut() {
@@ -136,6 +138,8 @@ impl TcpConnection {
     }
 
     /// A SYN-ACK reached the source: the first one establishes the connection and data starts.
+    #[cold]
+    #[inline(never)]
     fn on_syn_ack(&mut self, ctx: &mut TransportCtx) {
         let Some(h) = self.handshake.as_mut() else { return };
         if let Some(est) = h.on_syn_ack(ctx) {

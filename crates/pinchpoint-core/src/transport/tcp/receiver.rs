@@ -94,38 +94,45 @@ impl TcpReceiver {
         }
         let start = pkt.seq;
         let end = pkt.seq + pkt.payload_bytes as u64;
-        if end <= self.rcv_nxt {
+        // Every branch below decides whether to acknowledge now; the one acknowledgement is
+        // built at the end (inline: its register saves once per call, not per branch).
+        let ack_now = if end <= self.rcv_nxt {
             // Entirely old data: acknowledge at once so the sender learns where we are.
-            self.send_ack(ctx);
-            return;
-        }
-        if start <= self.rcv_nxt {
+            true
+        } else if start <= self.rcv_nxt {
             // RFC 7323 s4.3: take the timestamp of a segment that covers the left window edge.
             if start <= self.last_ack_sent {
                 self.ts_recent = pkt.sent_at;
             }
             self.rcv_nxt = end;
             let had_holes = !self.ooo.is_empty();
-            self.absorb_ooo();
-            if pkt.flags & flags::MORE != 0 && !had_holes && self.ooo.is_empty() {
+            if had_holes {
+                self.absorb_ooo();
+            }
+            if pkt.flags & flags::MORE != 0 && !had_holes {
                 // ATN WP/267 s5.2: a TPDU split into several network packets is acknowledged
                 // once, when its last packet has arrived.
+                false
             } else if had_holes || !self.s.delayed_ack || (self.ece_pending && !self.s.dctcp_echo) {
                 // RFC 5681 s4.2: acknowledge at once when a segment fills (part of) a gap.
-                self.send_ack(ctx);
+                true
             } else {
                 self.unacked_segs += 1;
                 if self.unacked_segs >= 2 {
-                    self.send_ack(ctx);
+                    true
                 } else {
                     ctx.set_timer(TIMER_DELACK, ctx.now + self.s.delack_timeout_ps);
+                    false
                 }
             }
         } else {
             // Out of order: remember the range, send a duplicate ack at once (RFC 5681 s4.2).
             self.insert_ooo(start, end);
             self.latest_ooo = Some(start);
-            self.send_ack(ctx);
+            true
+        };
+        if ack_now {
+            self.build_ack(ctx);
         }
     }
 
@@ -151,7 +158,14 @@ impl TcpReceiver {
         }
     }
 
+    #[inline(never)]
     fn send_ack(&mut self, ctx: &mut TransportCtx) {
+        self.build_ack(ctx);
+    }
+
+    /// Sends the acknowledgement for what has arrived (built in place in the output buffer).
+    #[inline(always)]
+    fn build_ack(&mut self, ctx: &mut TransportCtx) {
         let mut f = 0;
         if self.ece_pending {
             f |= flags::ECE;

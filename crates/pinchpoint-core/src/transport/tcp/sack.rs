@@ -423,6 +423,14 @@ impl SackBlocks {
                 b.len += 1;
             }
         };
+        if let Ranges::Small(v) = &ooo.ranges {
+            if let [r] = v.as_slice() {
+                // One range above the ack (a single hole, the usual case): it is the only
+                // block, whether or not the latest arrival lies in it.
+                push(*r, &mut b);
+                return b;
+            }
+        }
         let first = latest.and_then(|s| ooo.containing(s));
         if let Some(r) = first {
             push(r, &mut b);
@@ -579,6 +587,13 @@ impl Scoreboard {
     /// retransmitted bytes (below HighRxt) that are not SACKed. O(dupthresh) steps.
     pub fn pipe(&mut self, snd_una: u64, snd_max: u64, dupthresh: u32, mss: u32) -> u64 {
         let (boundary, sacked_above) = self.loss_boundary_and_above(dupthresh, mss);
+        self.pipe_given(snd_una, snd_max, boundary, sacked_above)
+    }
+
+    /// [`Scoreboard::pipe`] with the loss boundary and the SACKed bytes above it already known
+    /// (from [`Scoreboard::loss_boundary_and_above`], since when no range was added or removed).
+    #[inline]
+    pub fn pipe_given(&self, snd_una: u64, snd_max: u64, boundary: u64, sacked_above: u64) -> u64 {
         let (lost_end, sacked_not_lost) =
             if boundary <= snd_una { (snd_una, self.sacked.total()) } else { (boundary.min(snd_max), sacked_above) };
         let not_lost = (snd_max.max(lost_end) - lost_end).saturating_sub(sacked_not_lost);

@@ -397,18 +397,33 @@ impl TcpSender {
 
     /// Notes a transmission for pacing and for delivery-rate estimation (draft s3.2
     /// SendPacket); `seq >= snd_max` means new data.
+    /// (Both parts are out of line: most senders neither pace nor estimate the delivery rate,
+    /// and the segment they are building keeps its registers.)
+    #[inline(always)]
     fn on_transmit(&mut self, seq: u64, len: u32, wire_bytes: u64, now: SimTime) {
         if self.s.pacing || self.cc.pacing_rate_bps().is_some() {
-            // The flow's first PACING_INITIAL_BURST_PKTS segments go back to back; later ones
-            // are spaced by their wire time at the pacing rate.
-            let gap = self.pacing_rate_bps().map_or(0, |rate| (wire_bytes as f64 * 8.0 / rate * PS_PER_S as f64) as SimTime);
-            if self.pacing_burst_left > 0 {
-                self.pacing_burst_left -= 1;
-                self.next_send_ps = now + gap;
-            } else {
-                self.next_send_ps = self.next_send_ps.max(now) + gap;
-            }
+            self.pace_transmission(wire_bytes, now);
         }
+        if self.rate.is_some() {
+            self.rate_on_send(seq, len, now);
+        }
+    }
+
+    #[inline(never)]
+    fn pace_transmission(&mut self, wire_bytes: u64, now: SimTime) {
+        // The flow's first PACING_INITIAL_BURST_PKTS segments go back to back; later ones
+        // are spaced by their wire time at the pacing rate.
+        let gap = self.pacing_rate_bps().map_or(0, |rate| (wire_bytes as f64 * 8.0 / rate * PS_PER_S as f64) as SimTime);
+        if self.pacing_burst_left > 0 {
+            self.pacing_burst_left -= 1;
+            self.next_send_ps = now + gap;
+        } else {
+            self.next_send_ps = self.next_send_ps.max(now) + gap;
+        }
+    }
+
+    #[inline(never)]
+    fn rate_on_send(&mut self, seq: u64, len: u32, now: SimTime) {
         let (idle, new_data) = (self.snd_max == self.snd_una, seq >= self.snd_max);
         if let Some(r) = self.rate.as_mut() {
             r.on_send(seq, len, now, idle, new_data);
@@ -675,9 +690,15 @@ impl TcpSender {
     fn sack_send(&mut self, ctx: &mut TransportCtx) {
         let mss = self.s.mss as u64;
         let cwnd = if self.s.prr && !self.cc.sets_recovery_window() { self.recovery_wnd } else { self.cc.cwnd_bytes() }.min(self.rwnd);
-        let lost_below = self.board.loss_boundary(self.s.dupack_threshold, self.s.mss);
+        // The SACKed ranges do not change while this loop sends, so the loss boundary is
+        // found once. RFC 6675 s4 SetPipe once, then kept up to date: new data sent above
+        // snd_max adds exactly its length (its bytes are neither SACKed nor lost, and neither
+        // the loss boundary, which lies below the old snd_max, nor HighRxt, which never exceeds
+        // it, moves); a retransmission moves HighRxt, so the pipe is computed again after one.
+        let (lost_below, sacked_above) = self.board.loss_boundary_and_above(self.s.dupack_threshold, self.s.mss);
+        let mut pipe = self.board.pipe_given(self.snd_una, self.snd_max, lost_below, sacked_above);
         loop {
-            let pipe = self.board.pipe(self.snd_una, self.snd_max, self.s.dupack_threshold, self.s.mss);
+            debug_assert_eq!(pipe, self.board.pipe(self.snd_una, self.snd_max, self.s.dupack_threshold, self.s.mss));
             if pipe + mss > cwnd {
                 break;
             }
@@ -690,6 +711,7 @@ impl TcpSender {
                 let len = (end - hole).min(mss) as u32;
                 self.send_segment_len(hole, len, ctx);
                 self.board.set_high_rxt(hole + len as u64);
+                pipe = self.board.pipe_given(self.snd_una, self.snd_max, lost_below, sacked_above);
                 continue;
             }
             let len = (self.offered_bytes - self.snd_max.min(self.offered_bytes)).min(mss);
@@ -698,12 +720,14 @@ impl TcpSender {
                 self.send_segment_len(seq, len as u32, ctx);
                 self.snd_max += len;
                 self.snd_nxt = self.snd_max;
+                pipe += len;
                 continue;
             }
             break;
         }
     }
 
+    #[inline(always)]
     fn rtt_sample(&mut self, r: SimTime) {
         let c = self.counters_mut();
         // Welford's update on the mean rtt_sum_ps / rtt_samples: the mean after the previous
@@ -817,14 +841,15 @@ impl TcpSender {
         } else if ack == self.snd_una && self.snd_max > self.snd_una {
             // A duplicate acknowledgement (RFC 5681 s2: no data, same ack, data outstanding).
             self.dupacks += 1;
-            let sack_lost = self.s.sack && self.board.loss_boundary(self.s.dupack_threshold, self.s.mss) > self.snd_una;
             if self.in_recovery {
                 if self.s.recovery != Recovery::Sack {
                     // RFC 5681 s3.2 step 4 / RFC 6582 s3.2 step 4: inflate by one segment per
                     // duplicate (with SACK the pipe estimate does this).
                     self.recovery_wnd += self.s.mss as u64;
                 }
-            } else if self.dupacks == self.s.dupack_threshold || (sack_lost && self.dupacks < self.s.dupack_threshold) {
+            } else if self.dupacks == self.s.dupack_threshold
+                || (self.dupacks < self.s.dupack_threshold && self.s.sack && self.board.loss_boundary(self.s.dupack_threshold, self.s.mss) > self.snd_una)
+            {
                 // RFC 6582 s3.2 step 2: only if the ack covers more than `recover`.
                 let may_recover = self.recover.is_none_or(|r| ack > r);
                 if may_recover {
