@@ -110,7 +110,8 @@ impl PortStats {
     /// The queue holds `pkts` packets of `bytes` bytes from `now` on. Trackers are created at
     /// the first non-empty queue: until then both held 0 since time 0, which an absent tracker
     /// stands for exactly (`TimeWeighted::set` ignores a value equal to the current one).
-    #[inline]
+    /// Always inlined into the ports' per-packet path (see [`TimeWeighted::set_pair`]).
+    #[inline(always)]
     pub fn set_occupancy(&mut self, now: SimTime, pkts: u32, bytes: u64) {
         match self.occupancy.as_deref_mut() {
             Some(o) => TimeWeighted::set_pair(&mut o.pkts, &mut o.bytes, now, pkts as u64, bytes),

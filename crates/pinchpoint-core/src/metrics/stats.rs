@@ -190,11 +190,12 @@ impl TimeWeighted {
     /// as `a.set(now, va); b.set(now, vb)`, with the elapsed time found and converted once when
     /// both values change and both last changed at the same instant (the usual case). Each
     /// tracker's sums take the same operations in the same order as with `set`.
-    #[inline]
+    /// Inlined into the ports' per-packet path (a call cost about 15 instructions of register
+    /// saves per queue change under callgrind); the uncommon cases are out of line.
+    #[inline(always)]
     pub fn set_pair(a: &mut TimeWeighted, b: &mut TimeWeighted, now: SimTime, va: u64, vb: u64) {
         if va == a.current || vb == b.current || a.last_change != b.last_change {
-            a.set(now, va);
-            b.set(now, vb);
+            Self::set_each(a, b, now, va, vb);
             return;
         }
         let dt = now - a.last_change;
@@ -211,6 +212,13 @@ impl TimeWeighted {
                 t.max = v;
             }
         }
+    }
+
+    /// [`Self::set_pair`] when a value is unchanged or the two last changed apart.
+    #[inline(never)]
+    fn set_each(a: &mut TimeWeighted, b: &mut TimeWeighted, now: SimTime, va: u64, vb: u64) {
+        a.set(now, va);
+        b.set(now, vb);
     }
 
     #[inline]

@@ -1,6 +1,7 @@
 //! Routes: every flow's forward and reverse paths are computed at build time (and again at each
 //! timed route change) as lists of output ports. A packet carries the index of its route and of
-//! its next hop, so forwarding is two array reads: no per-node table lookup and no hashing.
+//! its next hop, so forwarding is one array read (the route's id is where its ports start in the
+//! arena, see `RouteArena`): no per-node table lookup and no hashing.
 //!
 //! Paths follow shortest-path trees (by hops or by delay, ties broken by link declaration
 //! order), with explicit per-destination rules overriding the tree at the nodes they name.
@@ -17,35 +18,39 @@ use crate::sim::SimTime;
 use std::collections::{BinaryHeap, HashMap};
 use std::cmp::Reverse;
 
-/// All routes of a run: each is a span of port ids in one flat vector.
+/// All routes of a run in one flat vector of port ids, each route's ports followed by an end
+/// marker. A route's id is the index of its first port there, so the port at hop `h` is entry
+/// `route + h`: one read per hop, without a table of (start, length) spans in between (issue 13:
+/// that table was a second dependent load per hop and a share of the D1 misses at large N).
 #[derive(Default, Debug)]
 pub struct RouteArena {
     hops: Vec<u32>,
-    spans: Vec<(u32, u16)>,
 }
+
+/// The entry after a route's last port.
+const ROUTE_END: u32 = u32::MAX;
 
 impl RouteArena {
     /// Stores a path (a list of port ids) and returns its route id.
     pub fn add(&mut self, ports: &[u32]) -> u32 {
+        debug_assert!(!ports.contains(&ROUTE_END));
         let start = self.hops.len() as u32;
         self.hops.extend_from_slice(ports);
-        self.spans.push((start, ports.len() as u16));
-        (self.spans.len() - 1) as u32
+        self.hops.push(ROUTE_END);
+        start
     }
-    /// Port at hop `hop` of route `route`, or None past the end.
+    /// Port at hop `hop` of route `route`, or None past the end. `hop` is at most the route's
+    /// length (a packet's next hop: it stops at the end marker).
     #[inline]
     pub fn port(&self, route: u32, hop: u16) -> Option<u32> {
-        let (start, len) = self.spans[route as usize];
-        if hop < len {
-            Some(self.hops[(start + hop as u32) as usize])
-        } else {
-            None
-        }
+        let p = self.hops[route as usize + hop as usize];
+        (p != ROUTE_END).then_some(p)
     }
     /// The ports of route `route`.
     pub fn ports(&self, route: u32) -> &[u32] {
-        let (start, len) = self.spans[route as usize];
-        &self.hops[start as usize..(start as usize + len as usize)]
+        let rest = &self.hops[route as usize..];
+        let len = rest.iter().position(|&p| p == ROUTE_END).expect("every route ends with the marker");
+        &rest[..len]
     }
 }
 
@@ -253,4 +258,23 @@ pub struct RouteError {
     pub rule: Option<usize>,
     /// What went wrong.
     pub message: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_route_gives_back_its_ports_hop_by_hop_and_none_at_its_end() {
+        let mut a = RouteArena::default();
+        let paths: [&[u32]; 4] = [&[3, 1, 4], &[], &[1], &[5, 9, 2, 6, 5]];
+        let ids: Vec<u32> = paths.iter().map(|p| a.add(p)).collect();
+        for (id, path) in ids.iter().zip(paths) {
+            assert_eq!(a.ports(*id), path);
+            for (h, &p) in path.iter().enumerate() {
+                assert_eq!(a.port(*id, h as u16), Some(p));
+            }
+            assert_eq!(a.port(*id, path.len() as u16), None);
+        }
+    }
 }

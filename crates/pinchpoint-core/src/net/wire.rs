@@ -51,6 +51,18 @@ impl Wire {
         &self.buf[(self.head + i) & (self.buf.len() - 1)]
     }
 
+    /// The `k`-th packet from the back (`k` = 1: the last one pushed), `k` at most the ring's
+    /// capacity. It may already have left the wire: a lazy port that had no arrival for a
+    /// while (`net::port`) counts packets as waiting that have since reached the far end. Their
+    /// entries stay intact in the ring until the next push, and the port is advanced past
+    /// them before it pushes, so this reads them by wrapping back from the tail (a subtraction
+    /// from the length would overflow there).
+    #[inline]
+    pub fn nth_from_back(&self, k: usize) -> &OnWire {
+        debug_assert!(k >= 1 && k <= self.buf.len());
+        &self.buf[(self.head + self.len).wrapping_sub(k) & (self.buf.len() - 1)]
+    }
+
     /// The packet that arrives last (the wire is not empty).
     #[inline]
     pub fn back(&self) -> &OnWire {
@@ -78,6 +90,20 @@ impl Wire {
         self.head = (self.head + 1) & (self.buf.len() - 1);
         self.len -= 1;
         Some(item)
+    }
+
+    /// Removes the packet that arrives next (the wire is not empty) and returns its slot with
+    /// the arrival time of the packet now at the front, if any: `pop_front` then `front` with
+    /// one emptiness test and one index computation fewer (the run loop does this per hop).
+    #[inline]
+    pub fn pop_front_and_next_arrival(&mut self) -> (u32, Option<SimTime>) {
+        debug_assert!(self.len > 0, "popping an empty wire");
+        let mask = self.buf.len() - 1;
+        let slot = self.buf[self.head].slot;
+        self.head = (self.head + 1) & mask;
+        self.len -= 1;
+        let next = if self.len == 0 { None } else { Some(self.buf[self.head].arrival_ps) };
+        (slot, next)
     }
 
     /// Doubles the capacity (at least 8), keeping the order. Rare: a wire's length is bounded by
@@ -120,14 +146,37 @@ mod tests {
             assert_eq!(w.front(), shadow.front());
             for i in 0..w.len() {
                 assert_eq!(w.get(i), &shadow[i]);
+                assert_eq!(w.nth_from_back(w.len() - i), &shadow[i]);
             }
             if !w.is_empty() {
                 assert_eq!(w.back(), shadow.back().unwrap());
             }
         }
         while let Some(x) = shadow.pop_front() {
-            assert_eq!(w.pop_front(), Some(x));
+            // Half of them through the combined pop: the same slot, and the next arrival.
+            if x.slot % 2 == 0 {
+                assert_eq!(w.pop_front_and_next_arrival(), (x.slot, shadow.front().map(|y| y.arrival_ps)));
+            } else {
+                assert_eq!(w.pop_front(), Some(x));
+            }
         }
         assert!(w.is_empty() && w.pop_front().is_none());
+    }
+
+    #[test]
+    fn a_packet_that_left_the_wire_is_still_read_from_the_back_until_the_next_push() {
+        let mut w = Wire::default();
+        // Wraps: the ring (8 entries) starts at entry 6 after these.
+        for k in 0..6u32 {
+            w.push_back(OnWire { arrival_ps: k as u64, slot: k, size_bytes: 0 });
+            w.pop_front();
+        }
+        for k in 10..13u32 {
+            w.push_back(OnWire { arrival_ps: k as u64, slot: k, size_bytes: 100 + k });
+        }
+        w.pop_front();
+        w.pop_front();
+        assert_eq!(w.len(), 1);
+        assert_eq!([3, 2, 1].map(|k| w.nth_from_back(k).slot), [10, 11, 12]);
     }
 }

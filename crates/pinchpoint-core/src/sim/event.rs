@@ -252,6 +252,15 @@ impl EventQueue {
         }
     }
 
+    /// The ports whose wire holds packets (each has one `Arrive` event pending), in no
+    /// particular order: a walk over the link heap, whose size follows the busy ports.
+    pub fn ports_with_packets_on_the_wire(&self) -> impl Iterator<Item = u32> + '_ {
+        self.net.iter().filter_map(|e| {
+            let w = e.key();
+            ((w >> DATA_BITS) & 7 == ARRIVE_KIND).then_some((w & DATA_MASK) as u32)
+        })
+    }
+
     /// Time of the earliest event, if any.
     #[inline]
     pub fn peek_time(&self) -> Option<SimTime> {
@@ -340,6 +349,28 @@ mod tests {
                 (9, Event::FlowTimer { flow: 0, timer: 2 }),
             ]
         );
+    }
+
+    #[test]
+    fn the_ports_with_packets_on_the_wire_are_those_with_an_arrival_pending() {
+        let mut q = EventQueue::default();
+        q.push(5, Event::Arrive { port: 9 });
+        q.push(3, Event::TxDone { port: 4 });
+        q.push(4, Event::FlowTimer { flow: 3, timer: 1 });
+        q.push(2, Event::PortTimer { port: 6 });
+        q.push(7, Event::Arrive { port: 3 });
+        let mut ports: Vec<u32> = q.ports_with_packets_on_the_wire().collect();
+        ports.sort();
+        assert_eq!(ports, vec![3, 9]);
+        // The next packet on port 9's wire replaces its arrival; port 3's last packet arrives.
+        for _ in 0..3 {
+            q.pop();
+        }
+        assert_eq!(q.peek(), Some((5, Event::Arrive { port: 9 })));
+        q.replace_net_head(8, Event::Arrive { port: 9 });
+        assert_eq!(q.peek(), Some((7, Event::Arrive { port: 3 })));
+        q.pop_net_head();
+        assert_eq!(q.ports_with_packets_on_the_wire().collect::<Vec<_>>(), vec![9]);
     }
 
     #[test]
