@@ -637,7 +637,15 @@ impl TcpSender {
         ctx.set_timer(TIMER_RTO, ctx.now + self.rto);
     }
 
+    #[inline(never)]
     fn try_send(&mut self, ctx: &mut TransportCtx) {
+        self.try_send_inline(ctx);
+    }
+
+    /// [`Self::try_send`], always inlined: the acknowledgement path (one call per ack) saves
+    /// the call's register saves and restores.
+    #[inline(always)]
+    fn try_send_inline(&mut self, ctx: &mut TransportCtx) {
         // Draft s3.4: check before sending too, so that what is sent now (retransmissions)
         // carries the mark when the application has nothing more.
         self.check_app_limited();
@@ -871,7 +879,7 @@ impl TcpSender {
         if self.in_recovery && self.s.recovery == Recovery::Sack && self.s.prr {
             self.prr_on_ack(delivered);
         }
-        self.try_send(ctx);
+        self.try_send_inline(ctx);
     }
 
     /// RFC 6937 s3 (PRR-SSRB), on every acknowledgement during recovery: how much may be sent,
