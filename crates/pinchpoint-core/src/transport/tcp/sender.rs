@@ -578,7 +578,14 @@ impl TcpSender {
     }
 
     /// Sends `len` bytes from `seq`.
+    #[inline(never)]
     fn send_segment_len(&mut self, seq: u64, len: u32, ctx: &mut TransportCtx) {
+        self.send_segment_len_inline(seq, len, ctx);
+    }
+
+    /// [`Self::send_segment_len`], always inlined into the ack path's sending loop.
+    #[inline(always)]
+    fn send_segment_len_inline(&mut self, seq: u64, len: u32, ctx: &mut TransportCtx) {
         // ATN WP/267 s5.2: a TPDU may travel in several network packets.
         let k = self.s.packets_per_segment.clamp(1, len.max(1));
         let mut f = 0;
@@ -682,7 +689,7 @@ impl TcpSender {
                 return;
             }
             let seq = self.snd_nxt;
-            self.send_segment_len(seq, len as u32, ctx);
+            self.send_segment_len_inline(seq, len as u32, ctx);
             self.snd_nxt += len;
             if self.snd_nxt > self.snd_max {
                 self.snd_max = self.snd_nxt;
