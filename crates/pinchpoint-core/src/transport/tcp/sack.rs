@@ -312,7 +312,7 @@ impl RangeSet {
     }
 
     /// Removes everything below `seq`; returns the bytes removed.
-    #[inline]
+    #[inline(always)]
     pub fn remove_below(&mut self, seq: u64) -> u64 {
         let mut removed = 0;
         match &mut self.ranges {
