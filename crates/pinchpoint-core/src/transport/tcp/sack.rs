@@ -178,6 +178,7 @@ impl RangeSet {
     }
 
     /// Adds [start, end), merging with ranges it overlaps or touches; returns the merged range.
+    #[inline(always)]
     pub fn insert(&mut self, start: u64, end: u64) -> (u64, u64) {
         self.insert_with(start, end, |_, _| {})
     }
@@ -312,7 +313,7 @@ impl RangeSet {
     }
 
     /// Removes everything below `seq`; returns the bytes removed.
-    #[inline]
+    #[inline(always)]
     pub fn remove_below(&mut self, seq: u64) -> u64 {
         let mut removed = 0;
         match &mut self.ranges {

@@ -578,7 +578,14 @@ impl TcpSender {
     }
 
     /// Sends `len` bytes from `seq`.
+    #[inline(never)]
     fn send_segment_len(&mut self, seq: u64, len: u32, ctx: &mut TransportCtx) {
+        self.send_segment_len_inline(seq, len, ctx);
+    }
+
+    /// [`Self::send_segment_len`], always inlined into the ack path's sending loop.
+    #[inline(always)]
+    fn send_segment_len_inline(&mut self, seq: u64, len: u32, ctx: &mut TransportCtx) {
         // ATN WP/267 s5.2: a TPDU may travel in several network packets.
         let k = self.s.packets_per_segment.clamp(1, len.max(1));
         let mut f = 0;
@@ -637,7 +644,15 @@ impl TcpSender {
         ctx.set_timer(TIMER_RTO, ctx.now + self.rto);
     }
 
+    #[inline(never)]
     fn try_send(&mut self, ctx: &mut TransportCtx) {
+        self.try_send_inline(ctx);
+    }
+
+    /// [`Self::try_send`], always inlined: the acknowledgement path (one call per ack) saves
+    /// the call's register saves and restores.
+    #[inline(always)]
+    fn try_send_inline(&mut self, ctx: &mut TransportCtx) {
         // Draft s3.4: check before sending too, so that what is sent now (retransmissions)
         // carries the mark when the application has nothing more.
         self.check_app_limited();
@@ -674,7 +689,7 @@ impl TcpSender {
                 return;
             }
             let seq = self.snd_nxt;
-            self.send_segment_len(seq, len as u32, ctx);
+            self.send_segment_len_inline(seq, len as u32, ctx);
             self.snd_nxt += len;
             if self.snd_nxt > self.snd_max {
                 self.snd_max = self.snd_nxt;
@@ -871,7 +886,7 @@ impl TcpSender {
         if self.in_recovery && self.s.recovery == Recovery::Sack && self.s.prr {
             self.prr_on_ack(delivered);
         }
-        self.try_send(ctx);
+        self.try_send_inline(ctx);
     }
 
     /// RFC 6937 s3 (PRR-SSRB), on every acknowledgement during recovery: how much may be sent,
