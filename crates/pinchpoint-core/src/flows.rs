@@ -14,7 +14,10 @@ use std::collections::VecDeque;
 /// Lazily cancelled timers of one flow: the deadline the transport wants, and the time of the
 /// event already in the heap. A re-armed deadline later than the pending event costs no heap
 /// operation: when the pending event fires it is pushed on to the new deadline.
+/// `repr(C)`: the deadlines first, then the pending events, so that with the flow's layout (see
+/// [`Flow`]) both words of the retransmission slot (0) share one cache line.
 #[derive(Clone, Copy, Debug)]
+#[repr(C)]
 pub struct FlowTimers {
     /// Wanted deadline per slot (NEVER: disarmed).
     pub deadline: [SimTime; TIMER_SLOTS],
@@ -83,43 +86,60 @@ pub enum TimerAction {
 }
 
 /// One flow: its two ends, its routes and its counters.
+///
+/// Layout (issue 13, large N with start jitter): at 100,000 flows no flow stays in the 2 MiB
+/// L2 and most flows sit in RTO backoff, so each wake-up (timer, transport, one packet sent and
+/// usually dropped) pays an L3 access per distinct cache line of the flow it touches. The
+/// fields are grouped by the path that touches them, and `repr(C, align(64))` keeps that order
+/// and starts every flow of the `Vec` on a line (Rust's default layout sorts fields by
+/// alignment, which spread one wake-up over all five lines of a 304-byte flow; now 320 bytes):
+/// - line 0 (0-63): what every send, drop and timer resolution reads (transport, shaper,
+///   forward route, priority, the started/done flags) and the first 32 bytes of `stats` (sent
+///   and dropped counters; `FlowStats` is `repr(C)` for this);
+/// - line 1: the loss events a drop updates and the delivery counters;
+/// - line 2: the delay statistics, start and completion times, the reverse path's route and
+///   ECA state, the start time and random stream;
+/// - line 3: the timer slots' deadlines and the pending events of slots 0 to 2 (`FlowTimers`
+///   is `repr(C)` so both words of the retransmission slot share this line);
+/// - line 4: the other pending events and what only the start reads.
+#[repr(C, align(64))]
 pub struct Flow {
+    /// The transport.
+    pub transport: AnyTransport,
+    /// Optional shaper on the forward path.
+    pub shaper: Option<Box<FlowShaper>>,
+    /// Current forward route.
+    pub fwd_route: u32,
+    /// Priority written on every packet of the flow.
+    pub priority: u8,
+    /// The workload has been started.
+    pub started: bool,
+    /// Completion has been recorded.
+    pub done: bool,
+    /// Network-side counters.
+    pub stats: FlowStats,
+    /// Current reverse route.
+    pub rev_route: u32,
+    /// Packets of this flow in the network (injected, not yet delivered or dropped): a
+    /// transfer's flow is freed only when none is left (`traffic::arrivals::engine`). Counted
+    /// for transfers only (static flows are never freed): stays 0 on a static flow.
+    pub live_pkts: u32,
+    /// ECA load reflection (flows with a WTP shaper only).
+    pub eca: Option<Box<EcaReflect>>,
+    /// Start time of the workload.
+    pub start: SimTime,
+    /// Random stream.
+    pub rng: SimRng,
+    /// Timers.
+    pub timers: FlowTimers,
+    /// What the application offers the transport.
+    pub workload: AnyWorkload,
     /// Name from the scenario.
     pub name: String,
     /// Source node.
     pub src: u32,
     /// Destination node.
     pub dst: u32,
-    /// Current forward route.
-    pub fwd_route: u32,
-    /// Current reverse route.
-    pub rev_route: u32,
-    /// Start time of the workload.
-    pub start: SimTime,
-    /// The transport.
-    pub transport: AnyTransport,
-    /// What the application offers the transport.
-    pub workload: AnyWorkload,
-    /// Timers.
-    pub timers: FlowTimers,
-    /// Random stream.
-    pub rng: SimRng,
-    /// Network-side counters.
-    pub stats: FlowStats,
-    /// Optional shaper on the forward path.
-    pub shaper: Option<Box<FlowShaper>>,
-    /// Priority written on every packet of the flow.
-    pub priority: u8,
-    /// ECA load reflection (flows with a WTP shaper only).
-    pub eca: Option<Box<EcaReflect>>,
-    /// The workload has been started.
-    pub started: bool,
-    /// Completion has been recorded.
-    pub done: bool,
-    /// Packets of this flow in the network (injected, not yet delivered or dropped): a
-    /// transfer's flow is freed only when none is left (`traffic::arrivals::engine`). Counted
-    /// for transfers only (static flows are never freed): stays 0 on a static flow.
-    pub live_pkts: u32,
 }
 
 /// What [`Flow::admit`] decided about a packet the transport sent.
@@ -341,5 +361,45 @@ impl Flow {
         } else {
             self.stats.rev_dropped_pkts += 1;
         }
+    }
+}
+
+#[cfg(test)]
+mod layout_tests {
+    use super::*;
+    use crate::metrics::loss_events::LossEvents;
+    use std::mem::{align_of, offset_of, size_of};
+
+    /// Cache lines (64 bytes, from the flow's start) that `len` bytes at `off` cover.
+    fn lines(off: usize, len: usize) -> std::ops::RangeInclusive<usize> {
+        off / 64..=(off + len - 1) / 64
+    }
+
+    #[test]
+    fn a_wake_up_its_segment_and_its_drop_touch_three_cache_lines_of_the_flow() {
+        // What `fire_timer`, `admit`, `push_timers`, `note_completion` and `record_drop` read or
+        // write for a flow in RTO backoff whose retransmission is dropped (issue 13).
+        let stats = offset_of!(Flow, stats);
+        let timers = offset_of!(Flow, timers);
+        let touched = [
+            ("transport", offset_of!(Flow, transport), size_of::<AnyTransport>()),
+            ("shaper", offset_of!(Flow, shaper), 8),
+            ("fwd_route", offset_of!(Flow, fwd_route), 4),
+            ("priority", offset_of!(Flow, priority), 1),
+            ("started", offset_of!(Flow, started), 1),
+            ("done", offset_of!(Flow, done), 1),
+            ("data_sent_pkts", stats + offset_of!(FlowStats, data_sent_pkts), 8),
+            ("data_sent_bytes", stats + offset_of!(FlowStats, data_sent_bytes), 8),
+            ("data_dropped_pkts", stats + offset_of!(FlowStats, data_dropped_pkts), 8),
+            ("loss_events", stats + offset_of!(FlowStats, loss_events), size_of::<LossEvents>()),
+            ("rto deadline", timers + offset_of!(FlowTimers, deadline), 8),
+            ("rto pending", timers + offset_of!(FlowTimers, pending), 8),
+        ];
+        let mut all: Vec<usize> = touched.iter().flat_map(|&(_, off, len)| lines(off, len)).collect();
+        all.sort();
+        all.dedup();
+        assert_eq!(all, [0, 1, 3], "{touched:?}");
+        assert_eq!(align_of::<Flow>(), 64, "every flow of the Vec starts on a line");
+        assert_eq!(size_of::<Flow>(), 320, "five lines (the memory budget of issue 13 counts them)");
     }
 }

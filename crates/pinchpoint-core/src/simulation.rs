@@ -532,15 +532,17 @@ mod tests {
     use crate::metrics::FlowStats;
 
     #[test]
-    fn an_idle_flow_costs_under_800_bytes() {
+    fn a_flow_and_its_tcp_connection_cost_under_900_bytes() {
         let flow = std::mem::size_of::<Flow>();
         let tcp = std::mem::size_of::<crate::transport::tcp::TcpConnection>();
         eprintln!("Flow {flow} B, TcpConnection {tcp} B, FlowStats {} B", std::mem::size_of::<FlowStats>());
-        // A flow that has not started holds its struct, its boxed TCP state and its name; what
-        // it allocates when it sends or receives (delay statistics, sender counters, rate
-        // estimator) is absent. `tests/memory.rs` measures the same
-        // with an allocation counter, arenas and event heap included.
-        assert!(flow + tcp + 16 < 800, "{} bytes", flow + tcp + 16);
+        // A flow holds its struct, its boxed TCP state (built when it starts) and its name; what
+        // it allocates when it sends or receives (delay statistics, rate estimator) is absent.
+        // Both structs are cache-line aligned and the sender's counters and loss events are
+        // inline (320 + 512 B, round 7; the boxed counters were 72 B more per started flow).
+        // `tests/memory.rs` measures an idle flow with an allocation counter, arenas and event
+        // heap included.
+        assert!(flow + tcp + 16 < 900, "{} bytes", flow + tcp + 16);
     }
 
     #[test]

@@ -79,8 +79,9 @@ fn an_idle_flow_and_an_idle_dumbbell_flow_do_not_grow_past_their_measured_size()
     // and 1,939 B; after merging the idle fast path (one more word per port, four ports per
     // flow): 377 B and 2,003 B; with the ports' rare counters, random streams and hooks behind
     // one pointer each, port names derived from the nodes, drop-tail's limit packed and the
-    // flow's rare state boxed: 345 B and 1,491 B (bench/README.md). Both meet their budget; the
-    // bounds guard against growth.
-    assert!(bare < 350.0, "an idle flow holds {bare:.0} bytes");
+    // flow's rare state boxed: 345 B and 1,491 B (bench/README.md); with the flow aligned to a
+    // cache line (304 -> 320 B, round 7: fewer lines per wake-up at large N): 361 B and 1,491 B.
+    // Both meet their budget; the bounds guard against growth.
+    assert!(bare < 370.0, "an idle flow holds {bare:.0} bytes");
     assert!(dumbbell_flow < 1500.0, "an idle dumbbell flow holds {dumbbell_flow:.0} bytes");
 }

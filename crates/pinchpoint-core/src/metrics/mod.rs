@@ -13,20 +13,30 @@ use crate::transport::NEVER;
 use stats::{LogHistogram, Moments};
 
 /// What the network saw of one flow (the transport reports the rest).
+///
+/// `repr(C)` keeps the declared order, which `Flow`'s layout relies on: the first 24 bytes (sent
+/// and dropped counters) are what a flow's send and drop touch (`Flow::admit`,
+/// `Flow::record_drop`) and share the flow's first cache line with its transport, shaper and
+/// route; the loss events a drop updates start the next line, with the delivery counters; the
+/// start and completion times come last. Rust's default layout may reorder the fields and
+/// split those groups (issue 13, large N: each extra line of a cold flow is an L3 access).
 #[derive(Clone, Debug)]
+#[repr(C)]
 pub struct FlowStats {
     /// Data packets handed to the network (first transmissions and retransmissions).
     pub data_sent_pkts: u64,
     /// Bytes of those packets on the wire.
     pub data_sent_bytes: u64,
+    /// Data packets dropped in the network.
+    pub data_dropped_pkts: u64,
     /// Acknowledgement / reverse packets handed to the network.
     pub rev_sent_pkts: u64,
+    /// Loss events of the data packets lost (RFC 5348 s5.2; `loss_events.rs`).
+    pub loss_events: loss_events::LossEvents,
     /// Data packets that reached the destination.
     pub data_delivered_pkts: u64,
     /// Reverse packets that reached the source.
     pub rev_delivered_pkts: u64,
-    /// Data packets dropped in the network.
-    pub data_dropped_pkts: u64,
     /// Reverse packets dropped in the network.
     pub rev_dropped_pkts: u64,
     /// Data packets that arrived with CE set.
@@ -39,9 +49,6 @@ pub struct FlowStats {
     started_at_ps: SimTime,
     /// When a finite workload was fully acknowledged (`NEVER`: not yet).
     completed_at_ps: SimTime,
-    /// Loss events of the data packets lost (RFC 5348 s5.2; `loss_events.rs`), on the heap from
-    /// the first lost data packet.
-    pub loss_events: loss_events::LazyLossEvents,
 }
 
 impl Default for FlowStats {

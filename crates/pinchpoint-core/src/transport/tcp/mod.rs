@@ -52,13 +52,19 @@ impl Recovery {
 }
 
 /// Both ends of one TCP flow.
+///
+/// `repr(C, align(64))`: the handshake pointer (read on every retransmission timeout) and then
+/// the sender, whose first lines hold what a timeout touches (see [`TcpSender`]), start on a
+/// cache line, so a wake-up of a flow in backoff touches the connection's first four lines
+/// only (issue 13, large N); the receiver follows.
+#[repr(C, align(64))]
 pub struct TcpConnection {
+    /// Connection set-up (`tcp.handshake`); None: data starts at the flow's start.
+    pub handshake: Option<Box<handshake::Handshake>>,
     /// The sending end (at the flow's source).
     pub sender: TcpSender,
     /// The receiving end (at the flow's destination).
     pub receiver: TcpReceiver,
-    /// Connection set-up (`tcp.handshake`); None: data starts at the flow's start.
-    pub handshake: Option<Box<handshake::Handshake>>,
 }
 
 impl TcpConnection {

@@ -10,27 +10,27 @@ use crate::sim::{SimTime, PS_PER_S};
 use crate::transport::{Direction, TransportCtx, TransportReport, TIMER_PACING, TIMER_RTO};
 use std::collections::VecDeque;
 
-/// Sender settings.
+/// Sender settings. `repr(C)` keeps the declared order (`TcpSender`'s layout): what a
+/// retransmission timeout and the segments it sends read comes first.
 #[derive(Clone, Copy, Debug)]
+#[repr(C)]
 pub struct SenderSettings {
     /// Maximum segment size, payload bytes.
     pub mss: u32,
     /// Header bytes added to each data segment on the wire.
     pub header_bytes: u32,
-    /// Duplicate acknowledgements that trigger fast retransmit.
-    pub dupack_threshold: u32,
     /// Network packets per segment (ATN WP/267 s5.2: a TPDU split into several NPDUs).
     pub packets_per_segment: u32,
+    /// Duplicate acknowledgements that trigger fast retransmit.
+    pub dupack_threshold: u32,
+    /// RTO upper bound, ps.
+    pub max_rto_ps: SimTime,
     /// RTO lower bound, ps.
     pub min_rto_ps: SimTime,
     /// RTO before the first sample, ps.
     pub initial_rto_ps: SimTime,
-    /// RTO upper bound, ps.
-    pub max_rto_ps: SimTime,
     /// Mark data ECT and react to ECN echoes.
     pub ecn: bool,
-    /// RFC 3042 limited transmit on the first duplicate acknowledgements.
-    pub limited_transmit: bool,
     /// Priority written on data packets.
     pub priority: u8,
     /// Read the receiver's SACK blocks (RFC 2018): the scoreboard used by SACK recovery and
@@ -38,11 +38,13 @@ pub struct SenderSettings {
     pub sack: bool,
     /// Loss recovery after duplicate acknowledgements (needs `sack` for [`Recovery::Sack`]).
     pub recovery: Recovery,
-    /// RFC 6937 proportional rate reduction during SACK recovery.
-    pub prr: bool,
     /// Pace transmissions (Linux internal pacing) at the controller's rate or, if it gives
     /// none, at 2x (slow start) or 1.2x (congestion avoidance) cwnd / srtt.
     pub pacing: bool,
+    /// RFC 6937 proportional rate reduction during SACK recovery.
+    pub prr: bool,
+    /// RFC 3042 limited transmit on the first duplicate acknowledgements.
+    pub limited_transmit: bool,
 }
 
 /// Segments a paced sender may send back to back before pacing starts, as the initial quantum
@@ -202,11 +204,13 @@ struct RateAcc {
     rtt: SimTime,
 }
 
-/// What the sender counts for its report.
+/// What the sender counts for its report. `repr(C)`: the two counters a timeout and its
+/// retransmission bump come first, at the end of the sender's hot lines (`TcpSender`).
 #[derive(Clone, Copy, Debug)]
+#[repr(C)]
 struct SenderCounters {
-    retx_pkts: u64,
     timeouts: u64,
+    retx_pkts: u64,
     fast_retx: u64,
     rtt_samples: u64,
     rtt_sum_ps: f64,
@@ -219,18 +223,9 @@ struct SenderCounters {
     rtt_mean_ps: f64,
 }
 
-impl SenderCounters {
-    /// Allocated once per flow, out of the per-ack path.
-    #[cold]
-    #[inline(never)]
-    fn new_boxed() -> Box<SenderCounters> {
-        Box::default()
-    }
-}
-
 impl Default for SenderCounters {
     fn default() -> Self {
-        SenderCounters { retx_pkts: 0, timeouts: 0, fast_retx: 0, rtt_samples: 0, rtt_sum_ps: 0.0, rtt_min_ps: SimTime::MAX, rtt_max_ps: 0, rtt_m2_ps2: 0.0, rtt_mean_ps: 0.0 }
+        SenderCounters { timeouts: 0, retx_pkts: 0, fast_retx: 0, rtt_samples: 0, rtt_sum_ps: 0.0, rtt_min_ps: SimTime::MAX, rtt_max_ps: 0, rtt_m2_ps2: 0.0, rtt_mean_ps: 0.0 }
     }
 }
 
@@ -238,26 +233,62 @@ impl Default for SenderCounters {
 const CLOCK_GRANULARITY_PS: SimTime = 1_000_000_000;
 
 /// The sending end of a TCP flow.
+///
+/// Layout (issue 13, large N with start jitter): at 100,000 flows most senders sit in RTO
+/// backoff and each wake-up finds the connection out of every cache level but L3, so each
+/// distinct line it touches costs an L3 access. `repr(C)` keeps the declared order: first what
+/// a timeout, the segment it sends and a drop read (sequence numbers, windows, RTO and SRTT,
+/// the controller, the scoreboard, the settings, the flags and the first two counters): the
+/// connection's first four lines with its handshake pointer (`TcpConnection`); then the RTT
+/// counters and the recovery state only acknowledgements touch. (Rust's default layout sorted
+/// the fields by alignment and spread a wake-up over six lines of the connection and the
+/// boxed counters.)
 #[derive(Debug)]
+#[repr(C)]
 pub struct TcpSender {
-    s: SenderSettings,
-    cc: AnyCc,
-    /// Bytes the application offers in all (u64::MAX: open-ended, never complete).
-    total_bytes: u64,
-    /// Bytes the application has offered so far (the workload, pulled by the connection).
-    offered_bytes: u64,
     /// Oldest unacknowledged byte.
     snd_una: u64,
     /// Next byte to send.
     snd_nxt: u64,
     /// Highest byte ever sent plus one.
     snd_max: u64,
+    /// Bytes the application has offered so far (the workload, pulled by the connection).
+    offered_bytes: u64,
+    /// Bytes the application offers in all (u64::MAX: open-ended, never complete).
+    total_bytes: u64,
     /// Window the receiver last advertised, bytes.
     rwnd: u64,
-    dupacks: u32,
-    in_recovery: bool,
+    rto: SimTime,
+    srtt: SimTime,
     /// RFC 6582 `recover`: snd_max when the last recovery or timeout began.
     recover: Option<u64>,
+    cc: AnyCc,
+    /// What the receiver reported holding above snd_una (SACK), and RFC 6675 HighRxt (the
+    /// highest byte retransmitted in this recovery plus one).
+    board: Scoreboard,
+    s: SenderSettings,
+    /// Delivery-rate estimation (draft-cheng-iccrg-delivery-rate-estimation s3); allocated when
+    /// the flow starts, so an idle flow does not hold it.
+    rate: Option<Box<RateEstimator>>,
+    dupacks: u32,
+    in_recovery: bool,
+    rto_armed: bool,
+    completed: bool,
+    /// Set CWR on the next data segment.
+    cwr_pending: bool,
+    /// Segments still allowed back to back before pacing applies.
+    pacing_burst_left: u8,
+    started: bool,
+    has_rtt: bool,
+    /// A partial ack already reset the timer in this recovery (RFC 6582 s3.2 step 5).
+    partial_ack_seen: bool,
+    /// Estimate the delivery rate: the controller uses rate samples (or a test asked). Per-ack
+    /// work nothing reads is skipped otherwise.
+    rate_wanted: bool,
+    /// Counters for the reports. Held inline: a boxed copy allocated at the first
+    /// retransmission or RTT sample was one more cold line on every timeout of a flow in
+    /// backoff (issue 13); the connection is built only when the flow starts.
+    counters: SenderCounters,
     /// The window during fast recovery, bytes: ssthresh + inflation (Reno, NewReno) or
     /// pipe + sndcnt (SACK with PRR).
     recovery_wnd: u64,
@@ -267,36 +298,12 @@ pub struct TcpSender {
     prr_out: u64,
     /// RFC 6937 RecoverFS: snd.nxt - snd.una when recovery began.
     recover_fs: u64,
-    /// A partial ack already reset the timer in this recovery (RFC 6582 s3.2 step 5).
-    partial_ack_seen: bool,
     /// ECN: no new reaction until snd_una passes this (RFC 3168 s6.1.2, once per window).
     ecn_hold_until: u64,
-    /// Set CWR on the next data segment.
-    cwr_pending: bool,
-    /// What the receiver reported holding above snd_una (SACK), and RFC 6675 HighRxt (the
-    /// highest byte retransmitted in this recovery plus one).
-    board: Scoreboard,
-    srtt: SimTime,
     rttvar: SimTime,
-    rto: SimTime,
-    has_rtt: bool,
-    rto_armed: bool,
-    started: bool,
-    completed: bool,
-    /// Counters for the reports; allocated at the first retransmission or RTT sample, so a flow
-    /// that has not sent holds one pointer instead of 64 bytes.
-    counters: Option<Box<SenderCounters>>,
-    /// Delivery-rate estimation (draft-cheng-iccrg-delivery-rate-estimation s3); allocated when
-    /// the flow starts, so an idle flow does not hold it.
-    rate: Option<Box<RateEstimator>>,
-    /// Estimate the delivery rate: the controller uses rate samples (or a test asked). Per-ack
-    /// work nothing reads is skipped otherwise.
-    rate_wanted: bool,
     // Pacing.
     /// Earliest time the next paced segment may leave.
     next_send_ps: SimTime,
-    /// Segments still allowed back to back before pacing applies.
-    pacing_burst_left: u8,
 }
 
 impl TcpSender {
@@ -331,7 +338,7 @@ impl TcpSender {
             rto_armed: false,
             started: false,
             completed: false,
-            counters: None,
+            counters: SenderCounters::default(),
             rate: None,
             next_send_ps: 0,
             pacing_burst_left: PACING_INITIAL_BURST_PKTS as u8,
@@ -340,7 +347,7 @@ impl TcpSender {
 
     #[inline]
     fn counters_mut(&mut self) -> &mut SenderCounters {
-        self.counters.get_or_insert_with(SenderCounters::new_boxed)
+        &mut self.counters
     }
 
     /// Estimates the delivery rate even if the controller takes no samples (call before the
@@ -442,7 +449,7 @@ impl TcpSender {
         // Linux tcp_packets_in_flight: with SACK information, RFC 6675 pipe.
         let una = ack.max(self.snd_una);
         let in_flight = if self.board.sacked_bytes() > 0 { self.board.pipe(una, self.snd_max, self.s.dupack_threshold, self.s.mss) } else { self.snd_max - una };
-        let min_rtt = self.counters.as_deref().map_or(0, |c| if c.rtt_samples > 0 { c.rtt_min_ps } else { 0 });
+        let min_rtt = if self.counters.rtt_samples > 0 { self.counters.rtt_min_ps } else { 0 };
         let in_recovery = self.in_recovery;
         if let Some(r) = self.rate.as_mut() {
             if let Some(rs) = r.on_ack(ack, now, min_rtt, in_flight, in_recovery) {
@@ -988,7 +995,7 @@ impl TcpSender {
 
     /// Counters and state for reports.
     pub fn report(&self) -> TransportReport {
-        let c = self.counters.as_deref().copied().unwrap_or_default();
+        let c = self.counters;
         TransportReport {
             delivered_bytes: 0,
             acked_bytes: self.snd_una,
@@ -1006,5 +1013,44 @@ impl TcpSender {
             rate_bps: 0.0,
             handshake: None,
         }
+    }
+}
+
+#[cfg(test)]
+mod layout_tests {
+    use super::super::TcpConnection;
+    use super::*;
+    use std::mem::{align_of, offset_of, size_of};
+
+    #[test]
+    fn what_a_retransmission_timeout_touches_lies_in_the_connections_first_four_cache_lines() {
+        // `on_rto` -> `cc.on_timeout` -> `try_send` -> `send_segment_len` -> `arm_rto`, the
+        // handshake check before it, `is_finished` after it and `srtt_ps` on the drop (issue 13).
+        let sender = offset_of!(TcpConnection, sender);
+        let counters = sender + offset_of!(TcpSender, counters);
+        let touched = [
+            ("handshake", offset_of!(TcpConnection, handshake), 8),
+            ("snd_una", sender + offset_of!(TcpSender, snd_una), 8),
+            ("snd_nxt", sender + offset_of!(TcpSender, snd_nxt), 8),
+            ("snd_max", sender + offset_of!(TcpSender, snd_max), 8),
+            ("offered_bytes", sender + offset_of!(TcpSender, offered_bytes), 8),
+            ("total_bytes", sender + offset_of!(TcpSender, total_bytes), 8),
+            ("rwnd", sender + offset_of!(TcpSender, rwnd), 8),
+            ("rto", sender + offset_of!(TcpSender, rto), 8),
+            ("srtt", sender + offset_of!(TcpSender, srtt), 8),
+            ("recover", sender + offset_of!(TcpSender, recover), size_of::<Option<u64>>()),
+            ("cc", sender + offset_of!(TcpSender, cc), size_of::<AnyCc>()),
+            ("board", sender + offset_of!(TcpSender, board), size_of::<Scoreboard>()),
+            ("s", sender + offset_of!(TcpSender, s), size_of::<SenderSettings>()),
+            ("rate", sender + offset_of!(TcpSender, rate), 8),
+            ("dupacks", sender + offset_of!(TcpSender, dupacks), 4),
+            ("flags", sender + offset_of!(TcpSender, in_recovery), 5),
+            ("timeouts", counters + offset_of!(SenderCounters, timeouts), 8),
+            ("retx_pkts", counters + offset_of!(SenderCounters, retx_pkts), 8),
+        ];
+        for (name, off, len) in touched {
+            assert!((off + len - 1) / 64 < 4, "{name} at bytes {off}..{}", off + len);
+        }
+        assert_eq!(align_of::<TcpConnection>(), 64, "the connection starts on a line");
     }
 }
