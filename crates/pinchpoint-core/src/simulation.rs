@@ -8,11 +8,19 @@ use crate::net::port::{Admission, PortEnv};
 use crate::net::routing::{RouteArena, RouteRule};
 use crate::net::{Node, Packet, PacketKind, PacketSlab, Port};
 use crate::port_hooks::HookEmit;
+use crate::sim::prefetch::{prefetch_lines, prefetch_read};
 use crate::sim::{ps_to_secs, Event, EventQueue, SimTime};
 use crate::transport::{AnyTransport, Direction, Transport, TransportCtx};
 
 pub use crate::flows::{FlowShaper, FlowTimers};
 pub use crate::metrics::results::Results;
+
+/// Flows from which the timer path prefetches (see `Simulation::prefetch_next_timer_flow`). A
+/// dumbbell flow holds about 1.5 KB (flow, boxed TCP state, its share of four ports and routes:
+/// bench/README, "Memory per idle flow"), so from about 1,400 flows its state outgrows a 2 MiB
+/// per-core L2 (this machine's); below 2,048 flows the state stays in cache and a prefetch would
+/// only add instructions.
+pub const PREFETCH_MIN_FLOWS: usize = 2048;
 
 /// A timed route change: at `at`, recompute every flow's routes.
 #[derive(Clone, Copy, Debug)]
@@ -407,11 +415,69 @@ impl Simulation {
     }
 
     fn flow_timer(&mut self, f: u32, slot: u8) {
+        let prefetching = self.flows.len() >= PREFETCH_MIN_FLOWS;
+        if prefetching {
+            self.prefetch_next_timer_flow();
+        }
         match self.flows[f as usize].fire_timer(f, slot, self.now, &mut self.queue) {
             TimerAction::Nothing => {}
             TimerAction::Shaper => self.release_shaped(f),
             TimerAction::Start => self.with_transport(f as usize, |t, ctx, _| t.on_start(ctx)),
-            TimerAction::Transport(k) => self.with_transport(f as usize, |t, ctx, _| t.on_timer(k, ctx)),
+            TimerAction::Transport(k) => {
+                if prefetching {
+                    self.prefetch_first_port(f);
+                }
+                self.with_transport(f as usize, |t, ctx, _| t.on_timer(k, ctx))
+            }
+        }
+        if prefetching {
+            self.prefetch_next_timer_state();
+        }
+    }
+
+    // ---- prefetching at large N (`sim::prefetch`) -------------------------------------------
+    //
+    // At N = 100,000 with start jitter about a third of the events are flow timers
+    // (retransmission timeouts of flows in backoff), each on a flow no cache holds, and the
+    // timer at the timer heap's head fires one to two hops later. So each timer event asks for
+    // what the next one will touch, in steps that each wait for the line the step before asked
+    // for: the next timer's flow when this event starts; its boxed transport and its route's
+    // first hop when this event is done (the flow's line has arrived by then); the flow's first
+    // port (retransmissions enter there) when its own event starts, before the transport runs.
+    // Only timer events do this, so the per-hop path at small N is unchanged; only at
+    // `PREFETCH_MIN_FLOWS` flows or more. Nothing here changes a value.
+
+    /// Asks for the flow of the earliest pending flow timer.
+    #[inline(never)]
+    fn prefetch_next_timer_flow(&self) {
+        if let Some((_, g, _)) = self.queue.peek_flow_timer() {
+            prefetch_lines(&self.flows[g as usize]);
+        }
+    }
+
+    /// Asks for the boxed transport and the first route hop of the earliest pending flow
+    /// timer's flow, if that timer will fire (a re-armed, stale one reads only the flow).
+    #[inline(never)]
+    fn prefetch_next_timer_state(&self) {
+        let Some((at, g, slot)) = self.queue.peek_flow_timer() else { return };
+        let flow = &self.flows[g as usize];
+        let k = slot as usize;
+        // `Flow::fire_timer` acts when the pending time is the event's and the deadline due.
+        if flow.timers.pending[k] != at || flow.timers.deadline[k] > at {
+            return;
+        }
+        if let AnyTransport::Tcp(c) = &flow.transport {
+            prefetch_lines(&**c);
+        }
+        prefetch_read(self.routes.hop_addr(flow.fwd_route, 0));
+    }
+
+    /// Asks for the first port of flow `f`'s forward route (whose hop
+    /// [`Self::prefetch_next_timer_state`] asked for).
+    #[inline(never)]
+    fn prefetch_first_port(&self, f: u32) {
+        if let Some(p) = self.routes.port(self.flows[f as usize].fwd_route, 0) {
+            prefetch_lines(&self.ports[p as usize]);
         }
     }
 

@@ -46,6 +46,12 @@ impl RouteArena {
         let p = self.hops[route as usize + hop as usize];
         (p != ROUTE_END).then_some(p)
     }
+    /// Where hop `hop` of route `route` is stored, for a prefetch (`sim::prefetch`): nothing
+    /// is read.
+    #[inline]
+    pub fn hop_addr(&self, route: u32, hop: u16) -> *const u32 {
+        self.hops.as_ptr().wrapping_add(route as usize + hop as usize)
+    }
     /// The ports of route `route`.
     pub fn ports(&self, route: u32) -> &[u32] {
         let rest = &self.hops[route as usize..];

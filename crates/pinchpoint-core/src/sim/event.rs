@@ -281,6 +281,18 @@ impl EventQueue {
     pub fn is_empty(&self) -> bool {
         self.net.is_empty() && self.timers.is_empty()
     }
+
+    /// The earliest timer-heap event if it is a flow timer, as (time, flow, slot), left in the
+    /// queue: a read-only look for the run loop's prefetches (`sim::prefetch`). It may not be
+    /// the next event overall (link events come between).
+    #[inline]
+    pub fn peek_flow_timer(&self) -> Option<(SimTime, u32, u8)> {
+        let e = self.timers.peek()?;
+        match decode(e.key()) {
+            Event::FlowTimer { flow, timer } => Some((e.time(), flow, timer)),
+            _ => None,
+        }
+    }
 }
 
 #[cfg(test)]

@@ -1,5 +1,6 @@
 //! The engine: simulation time, the event queue and seeded random streams.
 pub mod event;
+pub mod prefetch;
 pub mod rng;
 pub mod time;
 pub mod units;
