@@ -1,4 +1,4 @@
-//! The event queue: binary heaps ordered by (time, same-picosecond rank).
+//! The event queue: two heaps ordered by (time, same-picosecond rank).
 //!
 //! The same-picosecond rule (DESIGN.md, "Event order"; model revision 2): at one picosecond,
 //! every transmit completion (`TxDone`, by port index) comes first, then every packet reaching
@@ -10,6 +10,7 @@
 //! Events are small `Copy` values that name their target by arena index; no packet ever sits
 //! in the heap (links keep their packets in flight in a ring, see `net::port`).
 
+use super::dary_heap::DaryHeap;
 use super::time::SimTime;
 
 /// What happens at an instant. Every variant names its target by index into an arena.
@@ -102,7 +103,8 @@ fn decode(w: u64) -> Event {
 
 /// A heap entry: the time in the high 64 bits, the sequence number and payload in the low 64,
 /// so that one 128-bit comparison orders by time, then by insertion (FIFO among equal times).
-/// The order is reversed so that std's max-heap pops the earliest first.
+/// The order is reversed so that std's max-heap (the link heap) pops the earliest first; the
+/// timer heap (`DaryHeap`, a min-heap) holds the bare `u128`.
 #[derive(Clone, Copy, PartialEq, Eq)]
 struct Entry(u128);
 
@@ -134,17 +136,22 @@ impl Ord for Entry {
     }
 }
 
-/// Priority queue of future events, in two binary heaps of packed 16-byte entries: one for
-/// link events (`TxDone`, `Arrive`), whose number follows the busy ports, and one for timers,
-/// whose number follows the flows. The link heap stays shallow however many idle flows there
-/// are, which keeps the per-hop cost flat from 10 to 10,000 flows; a pop compares the two heads,
+/// Priority queue of future events, in two heaps of packed 16-byte entries: one for link
+/// events (`TxDone`, `Arrive`), whose number follows the busy ports, and one for timers, whose
+/// number follows the flows. The link heap stays shallow however many idle flows there are,
+/// which keeps the per-hop cost flat from 10 to 10,000 flows; a pop compares the two heads,
 /// and the global sequence number keeps FIFO order among equal times across both.
-/// (A single 4-ary heap measured more instructions per packet-hop than a binary heap under
-/// callgrind: 799 against 748 at N = 10.)
+/// The link heap is std's binary heap (a single 4-ary heap for every event measured more
+/// instructions per packet-hop under callgrind: 799 against 748 at N = 10). The timer heap is
+/// a 4-ary heap whose sibling groups fill one cache line (`sim::dary_heap`): at N = 100,000 it
+/// holds about 101,000 entries and a pop walks ~9 lines instead of ~17 (issue 13, round 7;
+/// figures in bench/README.md, "(round 7, dheap)"). Keys are unique, so it pops in exactly
+/// the order std's binary heap did.
 #[derive(Default)]
 pub struct EventQueue {
     net: std::collections::BinaryHeap<Entry>,
-    timers: std::collections::BinaryHeap<Entry>,
+    /// Timer entries (`Entry::0`), smallest (earliest) first.
+    timers: DaryHeap,
     next_seq: u64,
 }
 
@@ -153,7 +160,7 @@ impl EventQueue {
     pub fn with_capacity(cap: usize) -> Self {
         EventQueue {
             net: std::collections::BinaryHeap::with_capacity(cap),
-            timers: std::collections::BinaryHeap::with_capacity(cap),
+            timers: DaryHeap::with_capacity(cap),
             next_seq: 0,
         }
     }
@@ -165,7 +172,7 @@ impl EventQueue {
             Event::TxDone { .. } | Event::Arrive { .. } => self.net.push(Self::net_entry(time, event)),
             _ => {
                 let e = self.entry(time, event);
-                self.timers.push(e)
+                self.timers.push(e.0)
             }
         }
     }
@@ -195,11 +202,11 @@ impl EventQueue {
     /// sequence number 0, a timer a positive one).
     #[inline]
     fn head_is_net(&self) -> Option<bool> {
-        match (self.net.peek(), self.timers.peek()) {
-            (Some(a), Some(b)) => Some(a >= b),
-            (Some(_), None) => Some(true),
-            (None, Some(_)) => Some(false),
-            (None, None) => None,
+        // An empty timer heap reads `u128::MAX`, later than every link entry.
+        let t = self.timers.head();
+        match self.net.peek() {
+            Some(a) => Some(a.0 < t),
+            None => (!self.timers.is_empty()).then_some(false),
         }
     }
 
@@ -208,15 +215,14 @@ impl EventQueue {
     pub fn pop(&mut self) -> Option<(SimTime, Event)> {
         // Entry's order is reversed: the greater entry is the earlier event. One call site of
         // the heap's pop (on whichever heap holds the earliest event) keeps it inlined here.
-        let heap = if self.head_is_net()? { &mut self.net } else { &mut self.timers };
-        let e = heap.pop()?;
+        let e = if self.head_is_net()? { self.net.pop()? } else { Entry(self.timers.pop()?) };
         Some((e.time(), decode(e.key())))
     }
 
     /// The earliest event, left in the queue.
     #[inline]
     pub fn peek(&self) -> Option<(SimTime, Event)> {
-        let e = if self.head_is_net()? { self.net.peek() } else { self.timers.peek() }?;
+        let e = if self.head_is_net()? { *self.net.peek()? } else { Entry(self.timers.peek()?) };
         Some((e.time(), decode(e.key())))
     }
 
@@ -225,7 +231,7 @@ impl EventQueue {
     /// decoding every kind (about 8 instructions per event less under callgrind).
     #[inline]
     pub fn peek_arrive(&self) -> Option<(SimTime, Result<u32, Event>)> {
-        let e = if self.head_is_net()? { self.net.peek() } else { self.timers.peek() }?;
+        let e = if self.head_is_net()? { *self.net.peek()? } else { Entry(self.timers.peek()?) };
         let w = e.key();
         if (w >> DATA_BITS) & 7 == ARRIVE_KIND {
             Some((e.time(), Ok((w & DATA_MASK) as u32)))
@@ -265,9 +271,9 @@ impl EventQueue {
     #[inline]
     pub fn peek_time(&self) -> Option<SimTime> {
         match (self.net.peek(), self.timers.peek()) {
-            (Some(a), Some(b)) => Some(a.time().min(b.time())),
+            (Some(a), Some(b)) => Some(a.time().min(Entry(b).time())),
             (Some(a), None) => Some(a.time()),
-            (None, Some(b)) => Some(b.time()),
+            (None, Some(b)) => Some(Entry(b).time()),
             (None, None) => None,
         }
     }

@@ -1,4 +1,5 @@
 //! The engine: simulation time, the event queue and seeded random streams.
+pub mod dary_heap;
 pub mod event;
 pub mod prefetch;
 pub mod rng;
