@@ -293,7 +293,7 @@ impl EventQueue {
     /// the next event overall (link events come between).
     #[inline]
     pub fn peek_flow_timer(&self) -> Option<(SimTime, u32, u8)> {
-        let e = self.timers.peek()?;
+        let e = Entry(self.timers.peek()?);
         match decode(e.key()) {
             Event::FlowTimer { flow, timer } => Some((e.time(), flow, timer)),
             _ => None,
