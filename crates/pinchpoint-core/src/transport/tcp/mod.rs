@@ -53,11 +53,13 @@ impl Recovery {
 
 /// Both ends of one TCP flow.
 ///
-/// `repr(C, align(64))`: the handshake pointer (read on every retransmission timeout) and then
-/// the sender, whose first lines hold what a timeout touches (see [`TcpSender`]), start on a
-/// cache line, so a wake-up of a flow in backoff touches the connection's first four lines
-/// only (issue 13, large N); the receiver follows.
-#[repr(C, align(64))]
+/// `repr(C)`: the handshake pointer (read on every retransmission timeout) and then the sender,
+/// whose first lines hold what a timeout touches (see [`TcpSender`]), so a wake-up of a flow in
+/// backoff touches the connection's first 256 bytes only (issue 13, large N); the receiver
+/// follows. Not `align(64)`: the box would then come from `posix_memalign`, and 100,000
+/// connections built that way cost more CPU time than the line saved (`bench/README.md`, round
+/// 7); from `malloc` the 256 bytes start 16-byte aligned and cover 4 or 5 lines.
+#[repr(C)]
 pub struct TcpConnection {
     /// Connection set-up (`tcp.handshake`); None: data starts at the flow's start.
     pub handshake: Option<Box<handshake::Handshake>>,
