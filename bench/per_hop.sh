@@ -10,8 +10,10 @@
 # and adds D1 and L2 misses per hop (reads plus writes); --jitter gives every flow that start
 # jitter (the large-N runs use --jitter 100 --secs 1,3). Build BIN first:
 #   cargo build --release -p pinchpoint-core --example dumbbell
-# The build's own count varies by a few million instructions between runs (hash maps seeded at
-# random while building), so at N >= 10,000 take the figures to about +-50 per hop.
+# The build's own count is not the same from run to run (652.8 M and 659.0 M instructions for two
+# runs of `dumbbell 10000 1 100` from one binary; the build's std hash maps are seeded at random),
+# and at N = 10,000 that is about 50 per hop of the 2 s window: repeat the large-N runs, or count
+# the loop alone (callgrind `--toggle-collect='*Simulation::run_until*'`).
 set -euo pipefail
 cache=0; jitter=0; secs="2,6"
 while [[ $# -gt 0 && $1 == --* ]]; do
