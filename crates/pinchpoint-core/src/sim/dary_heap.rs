@@ -92,7 +92,7 @@ impl DaryHeap {
     #[inline(never)]
     pub fn push(&mut self, key: u128) {
         debug_assert!(key != EMPTY);
-        let mut hole = ROOT + self.len;
+        let hole = ROOT + self.len;
         if hole >= self.lines.len() * 4 {
             self.lines.push(Line([EMPTY; 4]));
         }
@@ -100,18 +100,7 @@ impl DaryHeap {
         let s = self.lines.as_mut_ptr().cast::<u128>();
         // SAFETY: `hole` starts below `4 * lines.len()` (grown above) and only moves to
         // parents, which are smaller slot numbers no lower than ROOT.
-        unsafe {
-            while hole > ROOT {
-                let parent = hole / 4 + 2;
-                let p = *s.add(parent);
-                if p < key {
-                    break;
-                }
-                *s.add(hole) = p;
-                hole = parent;
-            }
-            *s.add(hole) = key;
-        }
+        unsafe { sift_up(s, hole, key) }
     }
 
     /// Removes and returns the smallest key. Not inlined, for the reason `push` is not.
@@ -150,16 +139,7 @@ impl DaryHeap {
                 hole = first + i;
                 first = 4 * hole - 8;
             }
-            while hole > ROOT {
-                let parent = hole / 4 + 2;
-                let p = *s.add(parent);
-                if p < last {
-                    break;
-                }
-                *s.add(hole) = p;
-                hole = parent;
-            }
-            *s.add(hole) = last;
+            sift_up(s, hole, last);
             Some(top)
         }
     }
@@ -167,6 +147,28 @@ impl DaryHeap {
     /// The keys, in no particular order.
     pub fn iter(&self) -> impl Iterator<Item = u128> + '_ {
         self.slots().get(ROOT..ROOT + self.len).unwrap_or(&[]).iter().copied()
+    }
+}
+
+/// Moves the hole at slot `hole` up past every parent greater than `key`, then writes `key`
+/// there (the end of both a push and a pop).
+///
+/// # Safety
+/// `s` points to the heap's slots and `hole` is a slot of it at or above `ROOT`.
+#[inline(always)]
+unsafe fn sift_up(s: *mut u128, mut hole: usize, key: u128) {
+    // SAFETY: parents of a slot at or above ROOT are smaller slot numbers, no lower than ROOT.
+    unsafe {
+        while hole > ROOT {
+            let parent = hole / 4 + 2;
+            let p = *s.add(parent);
+            if p < key {
+                break;
+            }
+            *s.add(hole) = p;
+            hole = parent;
+        }
+        *s.add(hole) = key;
     }
 }
 
