@@ -81,6 +81,8 @@ pub struct LogHistogram {
 /// The widest dense range kept for few buckets (words); beyond it, up to [`SPARSE_MAX`] buckets
 /// are kept sparse. Packet counts (exact buckets below 128) and delays of one path stay dense.
 const DENSE_SPAN: usize = 32;
+/// Words reserved when a histogram first turns dense.
+const DENSE_FIRST_CAPACITY: usize = 16;
 /// Slots of the sparse table; a power of two for the probe's mask.
 const SPARSE_SLOTS: usize = 16;
 /// The most buckets kept sparse (three quarters of the slots keep probes short); one more turns
@@ -241,7 +243,12 @@ impl LogHistogram {
     /// Adds in the dense layout, growing its range to hold `b`.
     fn add_dense(&mut self, b: usize, weight: u64) {
         if self.counts.is_empty() {
+            // Room for a small range at once: a queue's packet counts or one path's delays grow
+            // their range a bucket at a time, which from one word took five reallocations, each
+            // freeing a small block that glibc's malloc later walks when a large block is asked
+            // for (issue 13: `malloc_consolidate` at N = 100,000).
             self.first = b;
+            self.counts = Vec::with_capacity(DENSE_FIRST_CAPACITY);
             self.counts.push(0);
         } else if b < self.first {
             self.counts.splice(0..0, std::iter::repeat_n(0, self.first - b));
