@@ -63,20 +63,27 @@ const HALF: u64 = 1 << (SUB_BITS - 1);
 /// an exact integer sum, whatever the layout):
 /// - dense: one word per bucket over the range from the lowest to the highest bucket used, while
 ///   that range stays within [`DENSE_SPAN`] buckets or more than [`SPARSE_MAX`] buckets are used;
-/// - sparse: up to [`SPARSE_MAX`] (bucket, weight) pairs in a small open-addressed table held
-///   inline, for few buckets far apart. A queue's byte occupancy is the case: a first window of
+/// - sparse: up to [`SPARSE_MAX`] (bucket, weight) pairs in a small open-addressed table, in
+///   the same vector, for few buckets far apart. A queue's byte occupancy is the case: a first window of
 ///   ten segments puts 0, 1,500, ..., 13,500 bytes in an access port's queue, ten buckets spread
 ///   over 554, which densely is 4.4 KB zeroed per port (issue 13: the largest cost of a hop at
 ///   100,000 flows) and sparsely 128 bytes.
-#[derive(Clone, Debug)]
+/// The table shares the dense layout's vector, and the struct stays 40 bytes: an `Occupancy` box
+/// (two trackers) is three cache lines, written whole when a port's queue first holds a packet.
+#[derive(Clone, Debug, Default)]
 pub struct LogHistogram {
+    /// The dense range's first bucket, or [`SPARSE`].
     first: usize,
+    /// Dense: one weight per bucket from `first`. Sparse: [`SPARSE_SLOTS`] words, each
+    /// `bucket << WEIGHT_BITS | weight` or [`EMPTY_PAIR`] (open addressing, linear probing).
     counts: Vec<u64>,
-    /// Pairs in use in `sparse` (0: the dense layout, or empty).
+    /// Pairs in use in the sparse table.
     sparse_len: usize,
-    /// `bucket << WEIGHT_BITS | weight`, or [`EMPTY_PAIR`]; open addressing, linear probing.
-    sparse: [u64; SPARSE_SLOTS],
 }
+
+/// `first` in the sparse layout: so far above any bucket that the dense fast path's index
+/// (`bucket - first`, wrapping) is past the table's end and falls through to the probe.
+const SPARSE: usize = 1 << 62;
 
 /// The widest dense range kept for few buckets (words); beyond it, up to [`SPARSE_MAX`] buckets
 /// are kept sparse. Packet counts (exact buckets below 128) and delays of one path stay dense.
@@ -92,12 +99,6 @@ const SPARSE_MAX: usize = 12;
 const WEIGHT_BITS: u32 = 52;
 /// An unused slot: bucket 4,095, which no value maps to.
 const EMPTY_PAIR: u64 = u64::MAX;
-
-impl Default for LogHistogram {
-    fn default() -> Self {
-        LogHistogram { first: 0, counts: Vec::new(), sparse_len: 0, sparse: [EMPTY_PAIR; SPARSE_SLOTS] }
-    }
-}
 
 /// `v as f64` for a value known to be below 2^63 (a count, a queue's bytes, a span of
 /// picoseconds shorter than 106 days): through i64, one instruction on x86-64 where an
@@ -160,24 +161,25 @@ impl LogHistogram {
     #[cold]
     #[inline(never)]
     fn add_not_dense(&mut self, b: usize, weight: u64) {
-        if self.sparse_len > 0 {
+        if self.first == SPARSE {
+            let table = &mut self.counts[..SPARSE_SLOTS];
             let mut i = sparse_home(b);
             loop {
-                let pair = self.sparse[i];
+                let pair = table[i];
                 if (pair >> WEIGHT_BITS) as usize == b {
                     // The sum stays in the low bits unless it reaches 2^52 (about 75 minutes
                     // of picoseconds in one bucket); `weight` is below 2^63, so a wrapped sum
                     // ends below 2^63 with other high bits and is caught too.
                     let sum = pair.wrapping_add(weight);
                     if (sum >> WEIGHT_BITS) as usize == b {
-                        self.sparse[i] = sum;
+                        table[i] = sum;
                         return;
                     }
                     break;
                 }
                 if pair == EMPTY_PAIR {
                     if self.sparse_len < SPARSE_MAX && weight >> WEIGHT_BITS == 0 {
-                        self.sparse[i] = (b as u64) << WEIGHT_BITS | weight;
+                        table[i] = (b as u64) << WEIGHT_BITS | weight;
                         self.sparse_len += 1;
                         return;
                     }
@@ -205,14 +207,13 @@ impl LogHistogram {
         for (b, w) in pairs {
             self.counts[b - lo] = w;
         }
-        self.sparse = [EMPTY_PAIR; SPARSE_SLOTS];
         self.sparse_len = 0;
     }
 
     /// The sparse pairs as (bucket, weight), by bucket.
     fn sparse_pairs(&self) -> Vec<(usize, u64)> {
         let mut pairs: Vec<(usize, u64)> = self
-            .sparse
+            .counts
             .iter()
             .filter(|&&p| p != EMPTY_PAIR)
             .map(|&p| ((p >> WEIGHT_BITS) as usize, p & ((1 << WEIGHT_BITS) - 1)))
@@ -262,24 +263,25 @@ impl LogHistogram {
     /// Moves the dense buckets with weight into the sparse table (few buckets, about to spread).
     #[cold]
     fn dense_to_sparse(&mut self) {
-        let counts = std::mem::take(&mut self.counts);
-        for (k, &w) in counts.iter().enumerate() {
-            if w > 0 {
-                let b = self.first + k;
-                let mut i = sparse_home(b);
-                while self.sparse[i] != EMPTY_PAIR {
-                    i = (i + 1) & (SPARSE_SLOTS - 1);
-                }
-                self.sparse[i] = (b as u64) << WEIGHT_BITS | w;
-                self.sparse_len += 1;
+        let used: Vec<(usize, u64)> =
+            self.counts.iter().enumerate().filter(|(_, &w)| w > 0).map(|(k, &w)| (self.first + k, w)).collect();
+        // The table reuses the dense vector's block (16 words reserved at its first bucket).
+        self.counts.clear();
+        self.counts.resize(SPARSE_SLOTS, EMPTY_PAIR);
+        for (b, w) in used {
+            let mut i = sparse_home(b);
+            while self.counts[i] != EMPTY_PAIR {
+                i = (i + 1) & (SPARSE_SLOTS - 1);
             }
+            self.counts[i] = (b as u64) << WEIGHT_BITS | w;
+            self.sparse_len += 1;
         }
-        self.first = 0;
+        self.first = SPARSE;
     }
 
     /// The buckets with weight, lowest first, as (bucket, weight).
     fn buckets(&self) -> Vec<(usize, u64)> {
-        if self.sparse_len > 0 {
+        if self.first == SPARSE {
             self.sparse_pairs()
         } else {
             let first = self.first;
@@ -528,15 +530,14 @@ mod tests {
         for k in 0..10u64 {
             h.add(k * 1500, 1_000 + k);
         }
-        assert!(h.counts.is_empty());
-        assert_eq!(h.sparse_len, 10);
+        assert_eq!((h.first, h.sparse_len), (SPARSE, 10));
         assert_eq!(h.buckets().len(), 10);
         // Packet counts stay dense.
         let mut p = LogHistogram::default();
         for k in 0..10u64 {
             p.add(k, 1);
         }
-        assert_eq!((p.sparse_len, p.counts.len()), (0, 10));
+        assert_eq!((p.first, p.sparse_len, p.counts.len()), (0, 0, 10));
     }
 
     #[test]
