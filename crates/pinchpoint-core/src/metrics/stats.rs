@@ -263,12 +263,15 @@ impl LogHistogram {
     /// Moves the dense buckets with weight into the sparse table (few buckets, about to spread).
     #[cold]
     fn dense_to_sparse(&mut self) {
-        let used: Vec<(usize, u64)> =
-            self.counts.iter().enumerate().filter(|(_, &w)| w > 0).map(|(k, &w)| (self.first + k, w)).collect();
+        // At most DENSE_SPAN words, fewer than SPARSE_MAX of them used (see `add_slow`).
+        let mut dense = [0u64; DENSE_SPAN];
+        let n = self.counts.len();
+        dense[..n].copy_from_slice(&self.counts);
         // The table reuses the dense vector's block (16 words reserved at its first bucket).
         self.counts.clear();
         self.counts.resize(SPARSE_SLOTS, EMPTY_PAIR);
-        for (b, w) in used {
+        let first = self.first;
+        for (b, w) in dense[..n].iter().enumerate().filter(|(_, &w)| w > 0).map(|(k, &w)| (first + k, w)) {
             let mut i = sparse_home(b);
             while self.counts[i] != EMPTY_PAIR {
                 i = (i + 1) & (SPARSE_SLOTS - 1);
