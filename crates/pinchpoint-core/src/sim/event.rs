@@ -166,7 +166,7 @@ impl EventQueue {
     }
 
     /// Schedules `event` at `time`.
-    #[inline]
+    #[inline(always)]
     pub fn push(&mut self, time: SimTime, event: Event) {
         match event {
             Event::TxDone { .. } | Event::Arrive { .. } => self.net.push(Self::net_entry(time, event)),
