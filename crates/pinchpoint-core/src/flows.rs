@@ -6,39 +6,119 @@ use crate::metrics::stats::u63_to_f64;
 use crate::metrics::{FlowStats, PacketTrace};
 use crate::net::{Packet, PacketKind};
 use crate::shaper::TokenBucket;
-use crate::sim::{ps_to_secs, Event, EventQueue, SimRng, SimTime, PS_PER_S};
+use crate::sim::{ps_to_secs, EventQueue, SimRng, SimTime, PS_PER_S};
 use crate::traffic::{AnyWorkload, Workload};
 use crate::transport::{AnyTransport, Direction, Transport, TransportCtx, NEVER, TIMER_SHAPER, TIMER_SLOTS};
 use std::collections::VecDeque;
 
-/// Lazily cancelled timers of one flow: the deadline the transport wants, and the time of the
-/// event already in the heap. A re-armed deadline later than the pending event costs no heap
-/// operation: when the pending event fires it is pushed on to the new deadline.
-/// `repr(C)`: the deadlines first, then the pending events, so that with the flow's layout (see
-/// [`Flow`]) both words of the retransmission slot (0) share one cache line.
-#[derive(Clone, Copy, Debug)]
+/// One timer slot of a flow: the deadline the transport wants (NEVER: disarmed) and the time of
+/// the event already in the heap for it (NEVER: none). `repr(C)`: both words of a slot are
+/// next to each other, so resolving a slot's event touches one cache line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C)]
+pub struct TimerSlot {
+    /// Wanted deadline (NEVER: disarmed). The transport's, through [`TransportCtx`].
+    pub deadline: SimTime,
+    /// Time of the heap event (NEVER: none). The engine's.
+    pub pending: SimTime,
+}
+
+/// Lazily cancelled timers of one flow: per slot the deadline the transport wants and the time
+/// of the event already in the heap. A re-armed deadline later than the pending event costs no
+/// heap operation: when the pending event fires it is pushed on to the new deadline. Indexing
+/// (`timers[k]`) reads and writes slot `k`'s deadline, which is all a transport sees.
+///
+/// The slots hold their deadline and pending time side by side (`repr(C)` pairs; the two were
+/// separate arrays until issue 13's round 8), so with the flow's layout (see [`Flow`]) the
+/// retransmission slot (0) and the delayed-ack slot (1) lie in the flow's first cache line
+/// with its transport.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(C)]
 pub struct FlowTimers {
-    /// Wanted deadline per slot (NEVER: disarmed).
-    pub deadline: [SimTime; TIMER_SLOTS],
-    /// Time of the heap event per slot (NEVER: none).
-    pub pending: [SimTime; TIMER_SLOTS],
+    /// The slots, by timer number (`transport::TIMER_*`).
+    pub slots: [TimerSlot; TIMER_SLOTS],
 }
 
 impl Default for FlowTimers {
     fn default() -> Self {
-        FlowTimers { deadline: [NEVER; TIMER_SLOTS], pending: [NEVER; TIMER_SLOTS] }
+        FlowTimers { slots: [TimerSlot { deadline: NEVER, pending: NEVER }; TIMER_SLOTS] }
     }
+}
+
+impl std::ops::Index<usize> for FlowTimers {
+    type Output = SimTime;
+    #[inline(always)]
+    fn index(&self, k: usize) -> &SimTime {
+        &self.slots[k].deadline
+    }
+}
+
+impl std::ops::IndexMut<usize> for FlowTimers {
+    #[inline(always)]
+    fn index_mut(&mut self, k: usize) -> &mut SimTime {
+        &mut self.slots[k].deadline
+    }
+}
+
+/// What the heap event of a timer slot means when it pops ([`FlowTimers::resolve`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TimerState {
+    /// Not the slot's pending event: an earlier push superseded it.
+    Superseded,
+    /// The slot was disarmed.
+    Cancelled,
+    /// The slot was re-armed later, at this deadline: the event moves on to it.
+    Moved(SimTime),
+    /// The deadline is due: the timer fires.
+    Due,
 }
 
 impl FlowTimers {
     /// Arms slot `k` at `at` and pushes a heap event unless an earlier one is pending.
     #[inline]
     fn arm(&mut self, f: u32, k: u8, at: SimTime, events: &mut EventQueue) {
-        self.deadline[k as usize] = at;
-        if at < self.pending[k as usize] {
-            self.pending[k as usize] = at;
-            events.push(at, Event::FlowTimer { flow: f, timer: k });
+        let t = &mut self.slots[k as usize];
+        t.deadline = at;
+        if at < t.pending {
+            t.pending = at;
+            events.push_flow_timer(at, f, k);
+        }
+    }
+
+    /// What slot `k`'s heap event at `at` means (changes nothing): the one rule for
+    /// [`Flow::fire_timer`] and for the engine's look-ahead at the next timer (which prefetches
+    /// the transport only for a timer that will fire).
+    #[inline(always)]
+    pub fn resolve(&self, k: usize, at: SimTime) -> TimerState {
+        let t = &self.slots[k];
+        if t.pending != at {
+            TimerState::Superseded
+        } else if t.deadline == NEVER {
+            TimerState::Cancelled
+        } else if t.deadline > at {
+            TimerState::Moved(t.deadline)
+        } else {
+            TimerState::Due
+        }
+    }
+
+    /// Every slot's deadline, by slot.
+    pub fn deadlines(&self) -> impl Iterator<Item = SimTime> + '_ {
+        self.slots.iter().map(|t| t.deadline)
+    }
+
+    /// Disarms every slot; pending events stay in the heap and resolve to nothing.
+    pub fn disarm_all(&mut self) {
+        for t in &mut self.slots {
+            t.deadline = NEVER;
+        }
+    }
+
+    /// Takes over the pending events of `old` (a reused flow slot whose stale events are still
+    /// in the heap), keeping these deadlines.
+    pub fn inherit_pending(&mut self, old: &FlowTimers) {
+        for (t, o) in self.slots.iter_mut().zip(&old.slots) {
+            t.pending = o.pending;
         }
     }
 }
@@ -91,17 +171,16 @@ pub enum TimerAction {
 /// L2 and most flows sit in RTO backoff, so each wake-up (timer, transport, one packet sent and
 /// usually dropped) pays an L3 access per distinct cache line of the flow it touches. The
 /// fields are grouped by the path that touches them, and `repr(C, align(64))` keeps that order
-/// and starts every flow of the `Vec` on a line (Rust's default layout sorts fields by
-/// alignment, which spread one wake-up over all five lines of a 304-byte flow; now 320 bytes):
-/// - line 0 (0-63): what every send, drop and timer resolution reads (transport, shaper,
-///   forward route, priority, the started/done flags) and the first 32 bytes of `stats` (sent
-///   and dropped counters; `FlowStats` is `repr(C)` for this);
-/// - line 1: the loss events a drop updates and the delivery counters;
-/// - line 2: the delay statistics, start and completion times, the reverse path's route and
-///   ECA state, the start time and random stream;
-/// - line 3: the timer slots' deadlines and the pending events of slots 0 to 2 (`FlowTimers`
-///   is `repr(C)` so both words of the retransmission slot share this line);
-/// - line 4: the other pending events and what only the start reads.
+/// and starts every flow of the `Vec` on a line (320 bytes):
+/// - line 0 (0-63): what resolving a timer, a send and a drop read (transport, shaper, forward
+///   route, priority, the started/done flags) and the retransmission and delayed-ack timer
+///   slots (deadline and pending event side by side, [`FlowTimers`]), so that the run loop's
+///   look-ahead at the next timer and the timer's own resolution read this line only;
+/// - line 1: the other timer slots, the reverse route, the live-packet count, ECA's pointer;
+/// - line 2: the first 64 bytes of `stats` (`FlowStats` is `repr(C)`): the sent and dropped
+///   counters and the loss events, which the segment a timeout sends and its drop update;
+/// - line 3: the delivery counters, the delay statistics, start and completion times;
+/// - line 4: the start time, random stream, workload, name and end nodes.
 #[repr(C, align(64))]
 pub struct Flow {
     /// The transport.
@@ -116,8 +195,8 @@ pub struct Flow {
     pub started: bool,
     /// Completion has been recorded.
     pub done: bool,
-    /// Network-side counters.
-    pub stats: FlowStats,
+    /// Timers.
+    pub timers: FlowTimers,
     /// Current reverse route.
     pub rev_route: u32,
     /// Packets of this flow in the network (injected, not yet delivered or dropped): a
@@ -126,12 +205,12 @@ pub struct Flow {
     pub live_pkts: u32,
     /// ECA load reflection (flows with a WTP shaper only).
     pub eca: Option<Box<EcaReflect>>,
+    /// Network-side counters.
+    pub stats: FlowStats,
     /// Start time of the workload.
     pub start: SimTime,
     /// Random stream.
     pub rng: SimRng,
-    /// Timers.
-    pub timers: FlowTimers,
     /// What the application offers the transport.
     pub workload: AnyWorkload,
     /// Name from the scenario.
@@ -158,7 +237,7 @@ impl Flow {
     /// slots the transport armed (one bit per slot), for [`Flow::push_timers`].
     #[inline]
     pub fn call_transport(&mut self, now: SimTime, out: &mut Vec<(Packet, Direction)>, call: impl FnOnce(&mut AnyTransport, &mut TransportCtx)) -> u8 {
-        let mut ctx = TransportCtx { now, out, timers: &mut self.timers.deadline, armed_slots: 0, rng: &mut self.rng, workload: &mut self.workload };
+        let mut ctx = TransportCtx { now, out, timers: &mut self.timers, armed_slots: 0, rng: &mut self.rng, workload: &mut self.workload };
         call(&mut self.transport, &mut ctx);
         ctx.armed_slots
     }
@@ -173,10 +252,10 @@ impl Flow {
         while left != 0 {
             let k = left.trailing_zeros() as usize;
             left &= left - 1;
-            let dl = self.timers.deadline[k];
-            if dl < self.timers.pending[k] {
-                self.timers.pending[k] = dl;
-                events.push(dl, Event::FlowTimer { flow: f, timer: k as u8 });
+            let t = &mut self.timers.slots[k];
+            if t.deadline < t.pending {
+                t.pending = t.deadline;
+                events.push_flow_timer(t.deadline, f, k as u8);
             }
         }
     }
@@ -192,25 +271,24 @@ impl Flow {
         false
     }
 
-    /// Resolves a timer event of slot `slot` firing at `now`.
+    /// Resolves a timer event of slot `slot` firing at `now` ([`FlowTimers::resolve`]).
     #[inline(always)]
     pub fn fire_timer(&mut self, f: u32, slot: u8, now: SimTime, events: &mut EventQueue) -> TimerAction {
         let k = slot as usize;
-        if self.timers.pending[k] != now {
-            return TimerAction::Nothing; // superseded by an earlier push
+        match self.timers.resolve(k, now) {
+            TimerState::Superseded => return TimerAction::Nothing,
+            TimerState::Cancelled => {
+                self.timers.slots[k].pending = NEVER;
+                return TimerAction::Nothing;
+            }
+            TimerState::Moved(dl) => {
+                self.timers.slots[k].pending = dl;
+                events.push_flow_timer(dl, f, slot);
+                return TimerAction::Nothing;
+            }
+            TimerState::Due => {}
         }
-        self.timers.pending[k] = NEVER;
-        let dl = self.timers.deadline[k];
-        if dl == NEVER {
-            return TimerAction::Nothing; // cancelled
-        }
-        if dl > now {
-            // Re-armed later: move on to the new deadline.
-            self.timers.pending[k] = dl;
-            events.push(dl, Event::FlowTimer { flow: f, timer: slot });
-            return TimerAction::Nothing;
-        }
-        self.timers.deadline[k] = NEVER;
+        self.timers.slots[k] = TimerSlot { deadline: NEVER, pending: NEVER };
         if slot == TIMER_SHAPER {
             return TimerAction::Shaper;
         }
@@ -368,6 +446,7 @@ impl Flow {
 mod layout_tests {
     use super::*;
     use crate::metrics::loss_events::LossEvents;
+    use crate::transport::{TIMER_DELACK, TIMER_RTO};
     use std::mem::{align_of, offset_of, size_of};
 
     /// Cache lines (64 bytes, from the flow's start) that `len` bytes at `off` cover.
@@ -376,11 +455,13 @@ mod layout_tests {
     }
 
     #[test]
-    fn a_wake_up_its_segment_and_its_drop_touch_three_cache_lines_of_the_flow() {
-        // What `fire_timer`, `admit`, `push_timers`, `note_completion` and `record_drop` read or
-        // write for a flow in RTO backoff whose retransmission is dropped (issue 13).
+    fn a_wake_up_its_segment_and_its_drop_touch_two_cache_lines_of_the_flow() {
+        // What `fire_timer` (and the run loop's look-ahead, `FlowTimers::resolve`), `admit`,
+        // `push_timers`, `note_completion` and `record_drop` read or write for a flow in RTO
+        // backoff whose retransmission is dropped (issue 13).
         let stats = offset_of!(Flow, stats);
         let timers = offset_of!(Flow, timers);
+        let rto = timers + TIMER_RTO as usize * size_of::<TimerSlot>();
         let touched = [
             ("transport", offset_of!(Flow, transport), size_of::<AnyTransport>()),
             ("shaper", offset_of!(Flow, shaper), 8),
@@ -388,18 +469,46 @@ mod layout_tests {
             ("priority", offset_of!(Flow, priority), 1),
             ("started", offset_of!(Flow, started), 1),
             ("done", offset_of!(Flow, done), 1),
+            ("rto deadline", rto + offset_of!(TimerSlot, deadline), 8),
+            ("rto pending", rto + offset_of!(TimerSlot, pending), 8),
             ("data_sent_pkts", stats + offset_of!(FlowStats, data_sent_pkts), 8),
             ("data_sent_bytes", stats + offset_of!(FlowStats, data_sent_bytes), 8),
             ("data_dropped_pkts", stats + offset_of!(FlowStats, data_dropped_pkts), 8),
             ("loss_events", stats + offset_of!(FlowStats, loss_events), size_of::<LossEvents>()),
-            ("rto deadline", timers + offset_of!(FlowTimers, deadline), 8),
-            ("rto pending", timers + offset_of!(FlowTimers, pending), 8),
         ];
         let mut all: Vec<usize> = touched.iter().flat_map(|&(_, off, len)| lines(off, len)).collect();
         all.sort();
         all.dedup();
-        assert_eq!(all, [0, 1, 3], "{touched:?}");
+        assert_eq!(all, [0, 2], "{touched:?}");
         assert_eq!(align_of::<Flow>(), 64, "every flow of the Vec starts on a line");
         assert_eq!(size_of::<Flow>(), 320, "five lines (the memory budget of issue 13 counts them)");
+    }
+
+    #[test]
+    fn resolving_a_timer_and_reading_its_transport_touch_the_flows_first_line_only() {
+        // The look-ahead at the next timer (`Simulation::prefetch_next_timer_state`) reads the
+        // slot's deadline and pending time and then the transport's pointer; the receiver's
+        // delayed-ack slot is there too.
+        let timers = offset_of!(Flow, timers);
+        let slots_end = timers + (TIMER_DELACK as usize + 1) * size_of::<TimerSlot>();
+        assert!(offset_of!(Flow, transport) + size_of::<AnyTransport>() <= 64);
+        assert!(slots_end <= 64, "timer slots 0 and 1 end at byte {slots_end}");
+        assert_eq!(size_of::<TimerSlot>(), 16);
+    }
+
+    #[test]
+    fn a_slots_resolution_follows_its_pending_event_and_deadline() {
+        let mut t = FlowTimers::default();
+        assert_eq!(t.resolve(0, 5), TimerState::Superseded, "no event pending");
+        t.slots[0] = TimerSlot { deadline: 5, pending: 5 };
+        assert_eq!(t.resolve(0, 5), TimerState::Due);
+        assert_eq!(t.resolve(0, 4), TimerState::Superseded, "an earlier, superseded event");
+        t[0] = 9;
+        assert_eq!(t.resolve(0, 5), TimerState::Moved(9), "re-armed later");
+        t[0] = 3;
+        assert_eq!(t.resolve(0, 5), TimerState::Due, "re-armed earlier: due when its event pops");
+        t[0] = NEVER;
+        assert_eq!(t.resolve(0, 5), TimerState::Cancelled);
+        assert_eq!(t.deadlines().collect::<Vec<_>>(), [NEVER; TIMER_SLOTS]);
     }
 }

@@ -8,14 +8,15 @@ use crate::net::port::{Admission, PortEnv};
 use crate::net::routing::{RouteArena, RouteRule};
 use crate::net::{Node, Packet, PacketKind, PacketSlab, Port};
 use crate::port_hooks::HookEmit;
-use crate::sim::prefetch::{prefetch_lines, prefetch_read};
+use crate::sim::prefetch::{prefetch_bytes, prefetch_lines, prefetch_read};
 use crate::sim::{ps_to_secs, Event, EventQueue, SimTime};
 use crate::transport::{AnyTransport, Direction, Transport, TransportCtx};
 
 pub use crate::flows::{FlowShaper, FlowTimers};
 pub use crate::metrics::results::Results;
 
-/// Flows from which the timer path prefetches (see `Simulation::prefetch_next_timer_flow`). A
+/// Flows from which the timer path prefetches (see `Simulation::prefetch_next_timer_flow`;
+/// decided once at build, [`Simulation::prefetch_timers`]). A
 /// dumbbell flow holds about 1.5 KB (flow, boxed TCP state, its share of four ports and routes:
 /// bench/README, "Memory per idle flow"), so from about 1,400 flows its state outgrows a 2 MiB
 /// per-core L2 (this machine's); below 2,048 flows the state stays in cache and a prefetch would
@@ -84,6 +85,10 @@ pub struct Simulation {
     pub(crate) seed: u64,
     /// Arrival processes and the transfers' flow slots (`traffic::arrivals::engine`).
     pub(crate) arrivals: crate::traffic::arrivals::engine::ArrivalsState,
+    /// The timer path prefetches what the next timer touches: the build made
+    /// [`PREFETCH_MIN_FLOWS`] flows or more (decided once; transfers of arrival processes
+    /// added later do not change it).
+    pub(crate) prefetch_timers: bool,
 }
 
 impl Simulation {
@@ -321,8 +326,10 @@ impl Simulation {
         }
     }
 
-    /// Puts a stamped packet into the network at the first port of its route.
-    #[inline]
+    /// Puts a stamped packet into the network at the first port of its route. Not inlined (it
+    /// was out of line on its own before round 8 too; LLVM started inlining it into the run
+    /// loop once the timer resolution changed).
+    #[inline(never)]
     fn inject(&mut self, pkt: &Packet) {
         let first = self.routes.port(pkt.route, pkt.hop).expect("empty route");
         if self.packets.live() >= self.limits.max_live_packets {
@@ -415,7 +422,7 @@ impl Simulation {
     }
 
     fn flow_timer(&mut self, f: u32, slot: u8) {
-        let prefetching = self.flows.len() >= PREFETCH_MIN_FLOWS;
+        let prefetching = self.prefetch_timers;
         if prefetching {
             self.prefetch_next_timer_flow();
         }
@@ -447,28 +454,33 @@ impl Simulation {
     // Only timer events do this, so the per-hop path at small N is unchanged; only at
     // `PREFETCH_MIN_FLOWS` flows or more. Nothing here changes a value.
 
-    /// Asks for the flow of the earliest pending flow timer.
+    /// Asks for the flow of the earliest pending flow timer: the line of its timer slot (the
+    /// flow's first line for the retransmission and delayed-ack timers, `flows::Flow`) and the
+    /// first line, which holds the transport.
     #[inline(never)]
     fn prefetch_next_timer_flow(&self) {
-        if let Some((_, g, _)) = self.queue.peek_flow_timer() {
-            prefetch_lines(&self.flows[g as usize]);
+        if let Some((_, g, slot)) = self.queue.peek_flow_timer() {
+            let flow = &self.flows[g as usize];
+            prefetch_read(flow);
+            prefetch_read(&flow.timers.slots[slot as usize]);
         }
     }
 
-    /// Asks for the boxed transport and the first route hop of the earliest pending flow
-    /// timer's flow, if that timer will fire (a re-armed, stale one reads only the flow).
+    /// Asks for what the earliest pending flow timer's flow will touch if that timer fires (a
+    /// re-armed, stale one reads only the slot): the lines of its boxed TCP connection a
+    /// timeout reads (`TcpConnection::TIMEOUT_BYTES`), the flow's sent and dropped counters
+    /// and its route's first hop.
     #[inline(never)]
     fn prefetch_next_timer_state(&self) {
         let Some((at, g, slot)) = self.queue.peek_flow_timer() else { return };
         let flow = &self.flows[g as usize];
-        let k = slot as usize;
-        // `Flow::fire_timer` acts when the pending time is the event's and the deadline due.
-        if flow.timers.pending[k] != at || flow.timers.deadline[k] > at {
+        if flow.timers.resolve(slot as usize, at) != crate::flows::TimerState::Due {
             return;
         }
         if let AnyTransport::Tcp(c) = &flow.transport {
-            prefetch_lines(&**c);
+            prefetch_bytes(&**c, crate::transport::tcp::TcpConnection::TIMEOUT_BYTES);
         }
+        prefetch_read(&flow.stats);
         prefetch_read(self.routes.hop_addr(flow.fwd_route, 0));
     }
 

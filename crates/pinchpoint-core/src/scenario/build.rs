@@ -158,8 +158,7 @@ pub fn build(sc: &Scenario, seed: Option<u64>, origin: &str) -> Result<Simulatio
     // heaps grow by doubling as the run needs more, so an idle flow's share stays one entry.
     let mut queue = EventQueue::with_capacity(flows.len() + change_times.len() + first_arrivals.len() + 16);
     for (i, f) in flows.iter_mut().enumerate() {
-        f.timers.deadline[TIMER_APP as usize] = f.start;
-        f.timers.pending[TIMER_APP as usize] = f.start;
+        f.timers.slots[TIMER_APP as usize] = crate::flows::TimerSlot { deadline: f.start, pending: f.start };
         queue.push(f.start, Event::FlowTimer { flow: i as u32, timer: TIMER_APP });
     }
     let series_interval = sc.metrics.series_interval.map(|d| d.0);
@@ -174,7 +173,9 @@ pub fn build(sc: &Scenario, seed: Option<u64>, origin: &str) -> Result<Simulatio
         queue.push(t, Event::Arrival { process: p });
     }
 
+    let prefetch_timers = flows.len() >= crate::simulation::PREFETCH_MIN_FLOWS;
     Ok(Simulation {
+        prefetch_timers,
         now: 0,
         end: sc.simulation.duration.0,
         stop_when_done: sc.simulation.stop_when_done && finite > 0,

@@ -38,6 +38,19 @@ pub fn prefetch_lines<T>(value: &T) {
     }
 }
 
+/// Asks for the cache lines of the first `len` bytes of `value` (at most its size): the part
+/// of a large value that a path reads.
+#[inline(always)]
+pub fn prefetch_bytes<T>(value: &T, len: usize) {
+    let start = value as *const T as usize;
+    let end = start + len.min(std::mem::size_of::<T>());
+    let mut line = start & !(LINE_BYTES - 1);
+    while line < end {
+        prefetch_read(line as *const u8);
+        line += LINE_BYTES;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -43,8 +43,9 @@ pub struct TransportCtx<'a> {
     pub now: SimTime,
     /// Packets to send; the engine routes and counts them after the call.
     pub out: &'a mut Vec<(Packet, Direction)>,
-    /// Timer deadlines by slot; set an entry to arm, to [`NEVER`] to cancel.
-    pub timers: &'a mut [SimTime; TIMER_SLOTS],
+    /// Timer deadlines by slot (`timers[k]`); set an entry to arm, to [`NEVER`] to cancel. The
+    /// flow's own slots, whose pending heap events belong to the engine (`flows::FlowTimers`).
+    pub timers: &'a mut crate::flows::FlowTimers,
     /// Slots armed through [`TransportCtx::set_timer`] during this call, one bit per slot: the
     /// engine looks only at these for a deadline earlier than the event it holds (a cancelled
     /// slot never needs an earlier event, so writing [`NEVER`] directly needs no bit).

@@ -2,7 +2,7 @@
 //! workload, lent to a transport as its [`TransportCtx`]. Shared by the TCP, TFRC and TRUMP
 //! tests (the TCP-specific set-up is `tcp::testing`).
 
-use super::{Direction, TransportCtx, NEVER, TIMER_SLOTS};
+use super::{Direction, TransportCtx};
 use crate::net::packet::Packet;
 use crate::sim::{SimRng, SimTime};
 
@@ -11,7 +11,7 @@ pub(crate) struct Harness {
     /// What the transport emitted, oldest first.
     pub out: Vec<(Packet, Direction)>,
     /// Timer deadlines by slot (`NEVER`: disarmed).
-    pub timers: [SimTime; TIMER_SLOTS],
+    pub timers: crate::flows::FlowTimers,
     /// The transport's random stream.
     pub rng: SimRng,
     /// The clock of [`Harness::call`], ps.
@@ -23,7 +23,7 @@ pub(crate) struct Harness {
 impl Harness {
     /// An end at time 0 with no timers, a bulk workload and the stream of seed 1 named `stream`.
     pub fn new(stream: &str) -> Self {
-        Harness { out: Vec::new(), timers: [NEVER; TIMER_SLOTS], rng: crate::sim::rng::stream(1, stream), now: 0, wl: crate::traffic::AnyWorkload::Bulk(crate::traffic::bulk::Bulk) }
+        Harness { out: Vec::new(), timers: crate::flows::FlowTimers::default(), rng: crate::sim::rng::stream(1, stream), now: 0, wl: crate::traffic::AnyWorkload::Bulk(crate::traffic::bulk::Bulk) }
     }
     /// The context of an event at `now`.
     pub fn ctx(&mut self, now: SimTime) -> TransportCtx<'_> {

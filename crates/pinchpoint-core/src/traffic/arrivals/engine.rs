@@ -296,7 +296,7 @@ impl Simulation {
         let f = match self.arrivals.free.pop() {
             Some(f) => {
                 // Stale timer events of the slot's last transfer may still be in the heap.
-                flow.timers.pending = self.flows[f as usize].timers.pending;
+                flow.timers.inherit_pending(&self.flows[f as usize].timers);
                 self.flows[f as usize] = flow;
                 self.arrivals.active[f as usize - first] = active;
                 f
@@ -313,10 +313,10 @@ impl Simulation {
         };
         self.finite_pending += 1;
         // The workload starts now (as `FlowTimers::arm`: a pending event at or before now serves).
-        let timers = &mut self.flows[f as usize].timers;
-        timers.deadline[TIMER_APP as usize] = now;
-        if now < timers.pending[TIMER_APP as usize] {
-            timers.pending[TIMER_APP as usize] = now;
+        let app = &mut self.flows[f as usize].timers.slots[TIMER_APP as usize];
+        app.deadline = now;
+        if now < app.pending {
+            app.pending = now;
             self.queue.push(now, Event::FlowTimer { flow: f, timer: TIMER_APP });
         }
         let c = &mut self.arrivals.counters;
@@ -383,7 +383,7 @@ impl Simulation {
         // disarmed (its pending events then resolve to nothing).
         let flow = &mut self.flows[f];
         flow.transport = AnyTransport::Udp(crate::transport::udp::UdpFlow::new(0));
-        flow.timers.deadline = [NEVER; crate::transport::TIMER_SLOTS];
+        flow.timers.disarm_all();
         flow.done = false;
         self.arrivals.free.push(f as u32);
         self.arrivals.counters.freed += 1;

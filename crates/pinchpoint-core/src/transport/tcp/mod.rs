@@ -70,6 +70,11 @@ pub struct TcpConnection {
 }
 
 impl TcpConnection {
+    /// Bytes from the connection's start that a retransmission timeout of a flow in backoff
+    /// reads and writes (the sender's layout test checks it): what the engine prefetches for a
+    /// timer that will fire.
+    pub const TIMEOUT_BYTES: usize = 256;
+
     /// Arms the application timer at the workload's next offer, to pull it then.
     fn wake_at_next_offer(&mut self, ctx: &mut TransportCtx) {
         let next = ctx.next_offer_at();

@@ -1050,7 +1050,7 @@ mod layout_tests {
         ];
         // Four lines when the box starts on one, five at most from a 16-byte aligned `malloc`.
         for (name, off, len) in touched {
-            assert!(off + len <= 256, "{name} at bytes {off}..{}", off + len);
+            assert!(off + len <= TcpConnection::TIMEOUT_BYTES, "{name} at bytes {off}..{}", off + len);
         }
         assert_eq!(align_of::<TcpConnection>(), 8, "boxed by malloc, not posix_memalign");
     }

@@ -89,7 +89,7 @@ fn run(c: &mut TcpConnection, lose_syns: u32, lose_syn_acks: u32, until: SimTime
             wire.push((now + ONE_WAY, p));
         }
         let next_pkt = wire.iter().map(|(t, _)| *t).min().unwrap_or(NEVER);
-        let next_timer = h.timers.iter().copied().min().unwrap_or(NEVER);
+        let next_timer = h.timers.deadlines().min().unwrap_or(NEVER);
         let next = next_pkt.min(next_timer);
         if next == NEVER || next > until || c.is_complete() {
             return tl;
