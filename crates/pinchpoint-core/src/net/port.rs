@@ -193,6 +193,15 @@ impl Port {
         self.lazy = false;
     }
 
+    /// Asks for the port's first two cache lines, the ones a packet's arrival at a lazy port
+    /// reads and writes (see "Layout" at [`Port`]); the rest is cold on that path. A hint only.
+    #[inline(always)]
+    pub fn prefetch_hot_lines(&self) {
+        let at = self as *const Port as *const u8;
+        crate::sim::prefetch::prefetch_read(at);
+        crate::sim::prefetch::prefetch_read(at.wrapping_add(crate::sim::prefetch::LINE_BYTES));
+    }
+
     /// True if the port computes departures at arrival (see the module header).
     #[inline]
     pub fn is_lazy(&self) -> bool {
