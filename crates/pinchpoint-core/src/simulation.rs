@@ -489,7 +489,7 @@ impl Simulation {
     #[inline(never)]
     fn prefetch_first_port(&self, f: u32) {
         if let Some(p) = self.routes.port(self.flows[f as usize].fwd_route, 0) {
-            prefetch_lines(&self.ports[p as usize]);
+            self.ports[p as usize].prefetch_hot_lines();
         }
     }
 

@@ -49,56 +49,76 @@ pub struct PortEnv<'a> {
 /// One simplex channel's sending end. Its name, `from->to` by node names, is derived from its
 /// two nodes when needed ([`crate::Simulation::port_name`]) rather than stored in every port
 /// (issue 13: 24 bytes and an allocation per port).
+///
+/// Layout (issue 13, round 8): at large N the ports do not fit the cache and every packet-hop
+/// misses on two of them (the one the packet leaves, the one it reaches), so the fields are in
+/// declaration order (`repr(C)`) and the port starts a cache line. The first line holds what a
+/// packet reaching the far end reads (the wire, and the lazy port's advance test) and what the
+/// idle fast path reads besides the counters; the second the counters, the occupancy trackers
+/// and the waiting bytes (every arrival and every start of transmission); the rest is cold on the
+/// lazy path (the discipline, hooks, random streams, the nodes, the eager path's flags). A port
+/// is four lines (256 bytes, 248 before). `the_per_packet_fields_of_a_port_fill_its_first_two_cache_lines` checks it.
+#[repr(C, align(64))]
 pub struct Port {
-    /// Node the port belongs to.
-    pub from_node: u32,
-    /// Node at the far end of the wire.
-    pub to_node: u32,
-    /// Transmission rate, bit/s.
-    pub rate_bps: u64,
-    /// Serialisation time per byte if exact, else 0 (see `sim::time::exact_ps_per_byte`).
+    // ---- line 0: the wire and the transmitter ----
+    /// Packets on the wire: (arrival time at the far end, packet slot), in order.
+    pub wire: Wire,
+    /// When the transmitter finishes the packet it is sending (in the past when idle).
+    pub busy_until: SimTime,
+    /// Serialisation time per byte if exact, else 0 (see `sim::time::exact_ps_per_byte`; the
+    /// division by [`Self::rate_bps`] then reads a cold line).
     pub ps_per_byte: u64,
     /// Propagation delay, ps.
     pub delay_ps: SimTime,
+    /// Packets waiting. The one count the engine, the hooks and the statistics read (the
+    /// discipline keeps its own for its decisions; a debug assertion checks they agree).
+    pub waiting_pkts: u32,
+    /// Size of the packet being serialised (valid while `busy_until` is in the future).
+    pub in_service_bytes: u32,
+    /// On a lazy port, arrivals of at most this many bytes fit the empty buffer: the idle fast
+    /// path's bound (`fast_below_bytes` - 1, at most `u32::MAX`: the same test on a `u32` size).
+    lazy_max_bytes: u32,
+    /// Departures computed at arrival (the lazy path, see the module header): a drop-tail port
+    /// without hooks, queue trace or capture, unless forced eager. Set by [`Self::choose_path`].
+    lazy: bool,
+    /// The wire loses packets (`draws` holds a loss model): read at every packet's arrival at
+    /// the far end instead of the cold pointer.
+    lossy: bool,
+    // ---- line 1: what every arrival and every start of transmission counts ----
+    /// Counters.
+    pub stats: PortStats,
+    /// Bytes waiting.
+    pub waiting_bytes: u64,
+    // ---- cold on the lazy path ----
     /// The queue discipline.
     pub queue: AnyQueue,
     /// Hooks, in scenario order (one pointer: most ports have none, and it never grows).
     pub hooks: PortHooks,
-    /// When the transmitter finishes the packet it is sending (in the past when idle).
-    pub busy_until: SimTime,
+    /// The random streams of a port that draws (see [`PortDraws`]); none on the many that do
+    /// not (issue 13: drop-tail ports without wire loss, such as every host's).
+    pub draws: Option<Box<PortDraws>>,
+    /// Transmission rate, bit/s.
+    pub rate_bps: u64,
+    /// Arrivals smaller than this many bytes may take the idle fast path
+    /// ([`Self::try_send_at_once`]): the drop-tail limit for an empty buffer on a drop-tail port
+    /// without hooks, 0 on every other port (no packet is that small). One compare in the
+    /// per-packet path instead of a look at the hooks, the discipline and its limit.
+    fast_below_bytes: u64,
+    /// Node the port belongs to.
+    pub from_node: u32,
+    /// Node at the far end of the wire.
+    pub to_node: u32,
     /// A `TxDone` event is in the heap. The port schedules one only when packets wait behind
     /// the one being sent (or hooks want the idle instant); a packet that finds the port idle is
     /// sent at once, so lightly loaded ports (access links, the ack path) cost one event per
     /// packet instead of two.
     pub txdone_pending: bool,
-    /// Packets on the wire: (arrival time at the far end, packet slot), in order.
-    pub wire: Wire,
-    /// The random streams of a port that draws (see [`PortDraws`]); none on the many that do
-    /// not (issue 13: drop-tail ports without wire loss, such as every host's).
-    pub draws: Option<Box<PortDraws>>,
-    /// Packets waiting. The one count the engine, the hooks and the statistics read (the
-    /// discipline keeps its own for its decisions; a debug assertion checks they agree).
-    pub waiting_pkts: u32,
-    /// Bytes waiting.
-    pub waiting_bytes: u64,
-    /// Size of the packet being serialised (valid while `busy_until` is in the future).
-    pub in_service_bytes: u32,
-    /// Counters.
-    pub stats: PortStats,
     /// Record every queue change (metrics.queue_trace).
     pub traced: bool,
     /// Record every packet transmitted (metrics.capture).
     pub captured: bool,
     /// The discipline reports actions besides its verdicts (CoDel, FQ-CoDel): drain them.
     pub queue_acts: bool,
-    /// Arrivals smaller than this many bytes may take the idle fast path
-    /// ([`Self::try_send_at_once`]): the drop-tail limit for an empty buffer on a drop-tail port
-    /// without hooks, 0 on every other port (no packet is that small). One compare in the
-    /// per-packet path instead of a look at the hooks, the discipline and its limit.
-    fast_below_bytes: u64,
-    /// Departures computed at arrival (the lazy path, see the module header): a drop-tail port
-    /// without hooks, queue trace or capture, unless forced eager. Set by [`Self::choose_path`].
-    lazy: bool,
 }
 
 /// The random streams of a port, on the heap for the ports that draw random numbers.
@@ -133,8 +153,11 @@ impl Port {
             AnyQueue::DropTail(q) if hooks.is_empty() && !queue_acts => q.empty_admits_below_bytes(),
             _ => 0,
         };
+        let lossy = draws.as_ref().is_some_and(|d| d.loss.is_some());
         Port {
             lazy: fast_below_bytes > 0,
+            lazy_max_bytes: fast_below_bytes.saturating_sub(1).min(u32::MAX as u64) as u32,
+            lossy,
             fast_below_bytes,
             queue_acts,
             from_node,
@@ -168,6 +191,15 @@ impl Port {
     pub fn force_eager(&mut self) {
         debug_assert!(self.wire.is_empty() && self.waiting_pkts == 0);
         self.lazy = false;
+    }
+
+    /// Asks for the port's first two cache lines, the ones a packet's arrival at a lazy port
+    /// reads and writes (see "Layout" at [`Port`]); the rest is cold on that path. A hint only.
+    #[inline(always)]
+    pub fn prefetch_hot_lines(&self) {
+        let at = self as *const Port as *const u8;
+        crate::sim::prefetch::prefetch_read(at);
+        crate::sim::prefetch::prefetch_read(at.wrapping_add(crate::sim::prefetch::LINE_BYTES));
     }
 
     /// True if the port computes departures at arrival (see the module header).
@@ -215,7 +247,7 @@ impl Port {
         debug_assert!(self.lazy);
         self.stats.arrivals_pkts += 1;
         self.stats.arrivals_bytes += size_bytes as u64;
-        if (size_bytes as u64) < self.fast_below_bytes && self.waiting_pkts == 0 && now >= self.busy_until {
+        if size_bytes <= self.lazy_max_bytes && self.waiting_pkts == 0 && now >= self.busy_until {
             self.put_on_wire(id, slot, size_bytes, now, events);
             return Admission::Accepted;
         }
@@ -408,6 +440,9 @@ impl Port {
     #[inline]
     pub fn lost_on_wire(&mut self) -> bool {
         use crate::net::loss::LossModel;
+        if !self.lossy {
+            return false;
+        }
         match self.draws.as_deref_mut().and_then(|d| d.loss.as_mut()) {
             Some((model, rng)) => {
                 let lost = model.lose(rng);
@@ -573,6 +608,46 @@ mod tests {
     use crate::queue::{BufferLimit, PortInfo};
     use crate::sim::units::Bytes;
 
+    /// Every field a lazy port reads or writes per packet (the far end's arrival, the advance
+    /// test, the idle fast path, a start of transmission, an enqueue) is in the port's first two
+    /// cache lines, the wire and the advance test in the first, and the port starts a line.
+    #[test]
+    fn the_per_packet_fields_of_a_port_fill_its_first_two_cache_lines() {
+        use super::Port;
+        use crate::metrics::PortStats;
+        use std::mem::{align_of, offset_of, size_of};
+        assert_eq!(align_of::<Port>(), 64);
+        assert_eq!(size_of::<Port>(), 256, "four lines (the memory budget of issue 13 counts them)");
+        let line_of = |at: usize, size: usize| {
+            assert_eq!(at / 64, (at + size - 1) / 64, "a field at {at} of {size} B straddles two lines");
+            at / 64
+        };
+        let stats = offset_of!(Port, stats);
+        let fields = [
+            ("wire", offset_of!(Port, wire), size_of::<crate::net::wire::Wire>(), 0),
+            ("busy_until", offset_of!(Port, busy_until), 8, 0),
+            ("ps_per_byte", offset_of!(Port, ps_per_byte), 8, 0),
+            ("delay_ps", offset_of!(Port, delay_ps), 8, 0),
+            ("waiting_pkts", offset_of!(Port, waiting_pkts), 4, 0),
+            ("in_service_bytes", offset_of!(Port, in_service_bytes), 4, 0),
+            ("lazy_max_bytes", offset_of!(Port, lazy_max_bytes), 4, 0),
+            ("lazy", offset_of!(Port, lazy), 1, 0),
+            ("lossy", offset_of!(Port, lossy), 1, 0),
+            ("arrivals_pkts", stats + offset_of!(PortStats, arrivals_pkts), 8, 1),
+            ("arrivals_bytes", stats + offset_of!(PortStats, arrivals_bytes), 8, 1),
+            ("tx_pkts", stats + offset_of!(PortStats, tx_pkts), 8, 1),
+            ("tx_bytes", stats + offset_of!(PortStats, tx_bytes), 8, 1),
+            ("busy_ps", stats + offset_of!(PortStats, busy_ps), 8, 1),
+            ("occupancy", stats + offset_of!(PortStats, occupancy), 8, 1),
+            ("waiting_bytes", offset_of!(Port, waiting_bytes), 8, 1),
+        ];
+        for (name, at, size, line) in fields {
+            assert_eq!(line_of(at, size), line, "{name} at {at}");
+        }
+        assert_eq!(size_of::<crate::net::wire::Wire>(), 24);
+        assert!(offset_of!(Port, queue) >= 128 && offset_of!(Port, rate_bps) >= 128 && offset_of!(Port, draws) >= 128);
+    }
+
     /// The idle fast path keeps the drop-tail limit as one number; it must admit exactly what
     /// the discipline's own test for an empty buffer admits, at and around every bound.
     #[test]
@@ -591,8 +666,13 @@ mod tests {
             let cfg = DropTailConfig { limit: BufferLimit { limit_pkts, limit_bytes: limit_bytes.map(Bytes) } };
             let q = DropTail::new(&cfg, PortInfo { rate_bps: 1_000_000, delay_ps: 0 });
             let below = q.empty_admits_below_bytes();
+            // The lazy path's form of the same bound: at most `below - 1`, as a `u32`.
+            let lazy_max = below.saturating_sub(1).min(u32::MAX as u64) as u32;
             for size in [0u32, 1, 2, 1499, 1500, 1501, 8999, 9000, 9001, u32::MAX - 1, u32::MAX] {
                 assert_eq!((size as u64) < below, q.admits_into_empty(size), "limits {limit_pkts:?} / {limit_bytes:?}, {size} B");
+                if below > 0 {
+                    assert_eq!(size <= lazy_max, q.admits_into_empty(size), "lazy bound, limits {limit_pkts:?} / {limit_bytes:?}, {size} B");
+                }
             }
         }
     }
