@@ -8,7 +8,7 @@ use crate::net::port::{Admission, PortEnv};
 use crate::net::routing::{RouteArena, RouteRule};
 use crate::net::{Node, Packet, PacketKind, PacketSlab, Port};
 use crate::port_hooks::HookEmit;
-use crate::sim::prefetch::{prefetch_bytes, prefetch_lines, prefetch_read};
+use crate::sim::prefetch::{prefetch_bytes, prefetch_read};
 use crate::sim::{ps_to_secs, Event, EventQueue, SimTime};
 use crate::transport::{AnyTransport, Direction, Transport, TransportCtx};
 

@@ -25,19 +25,6 @@ pub fn prefetch_read<T>(ptr: *const T) {
     let _ = ptr;
 }
 
-/// Asks for every cache line `value` occupies: one prefetch per line (a 304-byte value spans
-/// five or six lines, depending on where it starts).
-#[inline(always)]
-pub fn prefetch_lines<T>(value: &T) {
-    let start = value as *const T as usize;
-    let end = start + std::mem::size_of::<T>();
-    let mut line = start & !(LINE_BYTES - 1);
-    while line < end {
-        prefetch_read(line as *const u8);
-        line += LINE_BYTES;
-    }
-}
-
 /// Asks for the cache lines of the first `len` bytes of `value` (at most its size): the part
 /// of a large value that a path reads.
 #[inline(always)]
@@ -75,7 +62,7 @@ mod tests {
     #[test]
     fn prefetching_any_address_neither_faults_nor_changes_the_value() {
         let v = [7u64; 40];
-        prefetch_lines(&v);
+        prefetch_bytes(&v, usize::MAX);
         prefetch_read(std::ptr::null::<u8>());
         prefetch_read(usize::MAX as *const u8);
         assert_eq!(v, [7u64; 40]);
