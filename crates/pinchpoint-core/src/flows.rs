@@ -76,7 +76,7 @@ pub enum TimerState {
 impl FlowTimers {
     /// Arms slot `k` at `at` and pushes a heap event unless an earlier one is pending.
     #[inline]
-    fn arm(&mut self, f: u32, k: u8, at: SimTime, events: &mut EventQueue) {
+    pub(crate) fn arm(&mut self, f: u32, k: u8, at: SimTime, events: &mut EventQueue) {
         let t = &mut self.slots[k as usize];
         t.deadline = at;
         if at < t.pending {

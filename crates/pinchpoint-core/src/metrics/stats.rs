@@ -140,6 +140,21 @@ fn sparse_home(b: usize) -> usize {
     ((b as u32).wrapping_mul(0x9E37_79B9) >> (32 - SPARSE_SLOTS.trailing_zeros())) as usize
 }
 
+/// The slot of the sparse table (linear probing from [`sparse_home`]) that holds bucket `b`, or
+/// the empty slot where it would go; `None` if the table is full without it.
+#[inline(always)]
+fn sparse_slot(table: &[u64], b: usize) -> Option<usize> {
+    let mut i = sparse_home(b);
+    for _ in 0..SPARSE_SLOTS {
+        let pair = table[i];
+        if pair == EMPTY_PAIR || (pair >> WEIGHT_BITS) as usize == b {
+            return Some(i);
+        }
+        i = (i + 1) & (SPARSE_SLOTS - 1);
+    }
+    None
+}
+
 impl LogHistogram {
     /// Adds `weight` (positive) at `value`.
     #[inline]
@@ -163,10 +178,9 @@ impl LogHistogram {
     fn add_not_dense(&mut self, b: usize, weight: u64) {
         if self.first == SPARSE {
             let table = &mut self.counts[..SPARSE_SLOTS];
-            let mut i = sparse_home(b);
-            loop {
+            if let Some(i) = sparse_slot(table, b) {
                 let pair = table[i];
-                if (pair >> WEIGHT_BITS) as usize == b {
+                if pair != EMPTY_PAIR {
                     // The sum stays in the low bits unless it reaches 2^52 (about 75 minutes
                     // of picoseconds in one bucket); `weight` is below 2^63, so a wrapped sum
                     // ends below 2^63 with other high bits and is caught too.
@@ -175,17 +189,11 @@ impl LogHistogram {
                         table[i] = sum;
                         return;
                     }
-                    break;
+                } else if self.sparse_len < SPARSE_MAX && weight >> WEIGHT_BITS == 0 {
+                    table[i] = (b as u64) << WEIGHT_BITS | weight;
+                    self.sparse_len += 1;
+                    return;
                 }
-                if pair == EMPTY_PAIR {
-                    if self.sparse_len < SPARSE_MAX && weight >> WEIGHT_BITS == 0 {
-                        table[i] = (b as u64) << WEIGHT_BITS | weight;
-                        self.sparse_len += 1;
-                        return;
-                    }
-                    break;
-                }
-                i = (i + 1) & (SPARSE_SLOTS - 1);
             }
             // The table is full or the bucket's weight outgrew a pair: dense from now on (more
             // than SPARSE_MAX buckets, or a weight of 2^52, never turn sparse again).
@@ -272,10 +280,7 @@ impl LogHistogram {
         self.counts.resize(SPARSE_SLOTS, EMPTY_PAIR);
         let first = self.first;
         for (b, w) in dense[..n].iter().enumerate().filter(|(_, &w)| w > 0).map(|(k, &w)| (first + k, w)) {
-            let mut i = sparse_home(b);
-            while self.counts[i] != EMPTY_PAIR {
-                i = (i + 1) & (SPARSE_SLOTS - 1);
-            }
+            let i = sparse_slot(&self.counts, b).expect("fewer than SPARSE_MAX buckets fit the table");
             self.counts[i] = (b as u64) << WEIGHT_BITS | w;
             self.sparse_len += 1;
         }

@@ -156,7 +156,7 @@ impl Port {
         let lossy = draws.as_ref().is_some_and(|d| d.loss.is_some());
         Port {
             lazy: fast_below_bytes > 0,
-            lazy_max_bytes: fast_below_bytes.saturating_sub(1).min(u32::MAX as u64) as u32,
+            lazy_max_bytes: Self::lazy_max_bytes(fast_below_bytes),
             lossy,
             fast_below_bytes,
             queue_acts,
@@ -191,6 +191,12 @@ impl Port {
     pub fn force_eager(&mut self) {
         debug_assert!(self.wire.is_empty() && self.waiting_pkts == 0);
         self.lazy = false;
+    }
+
+    /// The lazy path's form of the idle fast path's bound: arrivals of at most this many bytes
+    /// are below `fast_below_bytes` (one compare of the `u32` size, in the port's first line).
+    fn lazy_max_bytes(fast_below_bytes: u64) -> u32 {
+        fast_below_bytes.saturating_sub(1).min(u32::MAX as u64) as u32
     }
 
     /// Asks for the port's first two cache lines, the ones a packet's arrival at a lazy port
@@ -667,7 +673,7 @@ mod tests {
             let q = DropTail::new(&cfg, PortInfo { rate_bps: 1_000_000, delay_ps: 0 });
             let below = q.empty_admits_below_bytes();
             // The lazy path's form of the same bound: at most `below - 1`, as a `u32`.
-            let lazy_max = below.saturating_sub(1).min(u32::MAX as u64) as u32;
+            let lazy_max = super::Port::lazy_max_bytes(below);
             for size in [0u32, 1, 2, 1499, 1500, 1501, 8999, 9000, 9001, u32::MAX - 1, u32::MAX] {
                 assert_eq!((size as u64) < below, q.admits_into_empty(size), "limits {limit_pkts:?} / {limit_bytes:?}, {size} B");
                 if below > 0 {

@@ -312,13 +312,8 @@ impl Simulation {
             }
         };
         self.finite_pending += 1;
-        // The workload starts now (as `FlowTimers::arm`: a pending event at or before now serves).
-        let app = &mut self.flows[f as usize].timers.slots[TIMER_APP as usize];
-        app.deadline = now;
-        if now < app.pending {
-            app.pending = now;
-            self.queue.push(now, Event::FlowTimer { flow: f, timer: TIMER_APP });
-        }
+        // The workload starts now (a pending event at or before now serves).
+        self.flows[f as usize].timers.arm(f, TIMER_APP, now, &mut self.queue);
         let c = &mut self.arrivals.counters;
         c.arrived += 1;
         c.live += 1;
