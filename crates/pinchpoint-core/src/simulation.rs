@@ -89,7 +89,14 @@ pub struct Simulation {
     /// [`PREFETCH_MIN_FLOWS`] flows or more (decided once; transfers of arrival processes
     /// added later do not change it).
     pub(crate) prefetch_timers: bool,
+    /// The forward route of the next timer's flow, whose first port the look-ahead asks for at
+    /// the next arrival (`Self::prefetch_next_arrivals`), once the route's line has come in;
+    /// `NO_ROUTE` when none is waiting.
+    pub(crate) timer_port_route: u32,
 }
+
+/// [`Simulation::timer_port_route`] when no route waits.
+pub(crate) const NO_ROUTE: u32 = u32::MAX;
 
 impl Simulation {
     /// Current simulated time.
@@ -152,6 +159,9 @@ impl Simulation {
                 // wire: the next packet there replaces it in place (one sift instead of two).
                 Ok(port) => {
                     self.arrive(port);
+                    if self.prefetch_timers {
+                        self.prefetch_next_arrivals();
+                    }
                     continue;
                 }
                 Err(ev) => ev,
@@ -424,18 +434,16 @@ impl Simulation {
     fn flow_timer(&mut self, f: u32, slot: u8) {
         let prefetching = self.prefetch_timers;
         if prefetching {
+            if self.timer_port_route != NO_ROUTE {
+                self.prefetch_timer_port();
+            }
             self.prefetch_next_timer_flow();
         }
         match self.flows[f as usize].fire_timer(f, slot, self.now, &mut self.queue) {
             TimerAction::Nothing => {}
             TimerAction::Shaper => self.release_shaped(f),
             TimerAction::Start => self.with_transport(f as usize, |t, ctx, _| t.on_start(ctx)),
-            TimerAction::Transport(k) => {
-                if prefetching {
-                    self.prefetch_first_port(f);
-                }
-                self.with_transport(f as usize, |t, ctx, _| t.on_timer(k, ctx))
-            }
+            TimerAction::Transport(k) => self.with_transport(f as usize, |t, ctx, _| t.on_timer(k, ctx)),
         }
         if prefetching {
             self.prefetch_next_timer_state();
@@ -471,7 +479,7 @@ impl Simulation {
     /// timeout reads (`TcpConnection::TIMEOUT_BYTES`), the flow's sent and dropped counters
     /// and its route's first hop.
     #[inline(never)]
-    fn prefetch_next_timer_state(&self) {
+    fn prefetch_next_timer_state(&mut self) {
         let Some((at, g, slot)) = self.queue.peek_flow_timer() else { return };
         let flow = &self.flows[g as usize];
         if flow.timers.resolve(slot as usize, at) != crate::flows::TimerState::Due {
@@ -482,13 +490,39 @@ impl Simulation {
         }
         prefetch_read(&flow.stats);
         prefetch_read(self.routes.hop_addr(flow.fwd_route, 0));
+        self.timer_port_route = flow.fwd_route;
     }
 
-    /// Asks for the first port of flow `f`'s forward route (whose hop
-    /// [`Self::prefetch_next_timer_state`] asked for).
+    /// Asks for what the next link events touch: the ports of the link heap head's children
+    /// (two events ahead, likely) and, for the head (the next event), the entry at its wire's
+    /// front and that packet's slot (its port's lines were asked for an event earlier).
+    #[cold]
     #[inline(never)]
-    fn prefetch_first_port(&self, f: u32) {
-        if let Some(p) = self.routes.port(self.flows[f as usize].fwd_route, 0) {
+    fn prefetch_next_arrivals(&mut self) {
+        if self.timer_port_route != NO_ROUTE {
+            self.prefetch_timer_port();
+        }
+        for i in 1..3 {
+            if let Some(q) = self.queue.arrive_port_at(i) {
+                self.ports[q as usize].prefetch_hot_lines();
+            }
+        }
+        if let Some(q) = self.queue.arrive_port_at(0) {
+            if let Some(front) = self.ports[q as usize].wire_front() {
+                prefetch_read(self.packets.slot_addr(front.slot));
+            }
+        }
+    }
+
+    /// Asks for the first port of the route [`Self::prefetch_next_timer_state`] noted (its
+    /// hop's line was asked for then): the port where the next timer's retransmission, or its
+    /// first packet if the timer starts the flow, enters the network. Done at the first event
+    /// after the note, which gives the port's lines several events to come in; at the timer's
+    /// own event at the latest.
+    #[inline(never)]
+    fn prefetch_timer_port(&mut self) {
+        let route = std::mem::replace(&mut self.timer_port_route, NO_ROUTE);
+        if let Some(p) = self.routes.port(route, 0) {
             self.ports[p as usize].prefetch_hot_lines();
         }
     }

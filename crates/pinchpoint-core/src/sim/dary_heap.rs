@@ -27,6 +27,9 @@ struct Line([u128; 4]);
 /// would be 7, which no event kind uses.
 const EMPTY: u128 = u128::MAX;
 
+/// Heaps of at least this many keys (64 KiB and more) prefetch a level ahead on a pop.
+const PREFETCH_MIN_KEYS: usize = 4096;
+
 /// Slot of the root.
 const ROOT: usize = 3;
 
@@ -129,8 +132,22 @@ impl DaryHeap {
             // and the empty slots of that line hold `EMPTY`.
             let mut hole = ROOT;
             let mut first = 4;
+            // A heap this small stays in the core's caches: no prefetch (and no instruction
+            // for it in the loop below, which the compiler unswitches on this flag).
+            let deep = end >= PREFETCH_MIN_KEYS;
             while first < end {
                 let g = s.add(first);
+                // The next level's candidates are the four children lines of this line's four
+                // keys, which lie side by side (slots `4 * first - 8 ..`, 256 bytes): asked for
+                // before this level's compares pick one, so a large heap's cold lower levels
+                // arrive in parallel instead of one after the other (issue 13). A hint only.
+                let next = 4 * first - 8;
+                if deep && next < end {
+                    let n = s.add(next).cast::<u8>();
+                    for line in 0..4 {
+                        crate::sim::prefetch::prefetch_read(n.wrapping_add(line * crate::sim::prefetch::LINE_BYTES));
+                    }
+                }
                 let (k0, k1, k2, k3) = (*g, *g.add(1), *g.add(2), *g.add(3));
                 let (i01, k01) = if k1 < k0 { (1, k1) } else { (0, k0) };
                 let (i23, k23) = if k3 < k2 { (3, k3) } else { (2, k2) };

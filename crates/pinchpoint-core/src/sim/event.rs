@@ -276,6 +276,16 @@ impl EventQueue {
         })
     }
 
+    /// The port of the `Arrive` entry at position `i` of the link heap's array (0 is its head,
+    /// 1 and 2 the head's children), if there is one: a read-only look for the run loop's
+    /// prefetches (`sim::prefetch`). Which event comes after the head is not known without a
+    /// pop; the head's children are the likeliest.
+    #[inline]
+    pub fn arrive_port_at(&self, i: usize) -> Option<u32> {
+        let w = self.net.as_slice().get(i)?.key();
+        ((w >> DATA_BITS) & 7 == ARRIVE_KIND).then_some((w & DATA_MASK) as u32)
+    }
+
     /// Time of the earliest event, if any.
     #[inline]
     pub fn peek_time(&self) -> Option<SimTime> {
