@@ -458,8 +458,10 @@ impl Simulation {
     // what the next one will touch, in steps that each wait for the line the step before asked
     // for: the next timer's flow when this event starts; its boxed transport and its route's
     // first hop when this event is done (the flow's line has arrived by then); the flow's first
-    // port (retransmissions enter there) when its own event starts, before the transport runs.
-    // Only timer events do this, so the per-hop path at small N is unchanged; only at
+    // port (retransmissions and first packets enter there) at the next event of any kind, or
+    // when its own event starts if none comes between. Arrivals, at large N only, ask for the
+    // ports of the link heap's next entries (`prefetch_next_arrivals`): the one test of the flag
+    // on that path costs about 3 instructions per hop at small N (issue 13, round 9). Only at
     // `PREFETCH_MIN_FLOWS` flows or more. Nothing here changes a value.
 
     /// Asks for the flow of the earliest pending flow timer: the line of its timer slot (the
@@ -493,9 +495,11 @@ impl Simulation {
         self.timer_port_route = flow.fwd_route;
     }
 
-    /// Asks for what the next link events touch: the ports of the link heap head's children
-    /// (two events ahead, likely) and, for the head (the next event), the entry at its wire's
-    /// front and that packet's slot (its port's lines were asked for an event earlier).
+    /// After an arrival, asks for what the next events touch: the first port of the next
+    /// timer's route if one was noted, and the ports of the link heap head's two children (the
+    /// head is the very next event: too late to help it). Reading a port's wire to ask for its
+    /// packet measured no better at N = 10,000 and 100,000 (bench/README.md, "(round 9)").
+    /// `#[cold]` keeps the call out of the small-N path's layout; large N takes it every time.
     #[cold]
     #[inline(never)]
     fn prefetch_next_arrivals(&mut self) {
@@ -505,11 +509,6 @@ impl Simulation {
         for i in 1..3 {
             if let Some(q) = self.queue.arrive_port_at(i) {
                 self.ports[q as usize].prefetch_hot_lines();
-            }
-        }
-        if let Some(q) = self.queue.arrive_port_at(0) {
-            if let Some(front) = self.ports[q as usize].wire_front() {
-                prefetch_read(self.packets.slot_addr(front.slot));
             }
         }
     }

@@ -145,11 +145,6 @@ impl PacketSlab {
     }
     /// The packet in slot `id`.
     #[inline]
-    pub fn slot_addr(&self, id: u32) -> *const Packet {
-        self.slots.as_ptr().wrapping_add(id as usize)
-    }
-    /// The packet in slot `id`.
-    #[inline]
     pub fn get(&self, id: u32) -> &Packet {
         &self.slots[id as usize]
     }

@@ -208,12 +208,6 @@ impl Port {
         crate::sim::prefetch::prefetch_read(at.wrapping_add(crate::sim::prefetch::LINE_BYTES));
     }
 
-    /// The packet at the front of the wire (the next to arrive), for a prefetch.
-    #[inline(always)]
-    pub fn wire_front(&self) -> Option<&crate::net::wire::OnWire> {
-        self.wire.front()
-    }
-
     /// True if the port computes departures at arrival (see the module header).
     #[inline]
     pub fn is_lazy(&self) -> bool {
