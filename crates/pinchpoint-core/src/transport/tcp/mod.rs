@@ -107,7 +107,10 @@ impl Transport for TcpConnection {
     }
     fn on_timer(&mut self, slot: u8, ctx: &mut TransportCtx) {
         match slot {
-            TIMER_RTO if self.handshake.as_ref().is_some_and(|h| !h.is_established()) => {
+            // The sender starts when the handshake is established (`on_syn_ack`), and only
+            // then with a handshake: its flag answers without reading the boxed handshake, one
+            // cold line less on each timeout of a flow in backoff (issue 13, round 9).
+            TIMER_RTO if !self.sender.is_started() && self.handshake.as_ref().is_some_and(|h| !h.is_established()) => {
                 if let Some(h) = self.handshake.as_mut() {
                     h.on_syn_timer(ctx);
                 }

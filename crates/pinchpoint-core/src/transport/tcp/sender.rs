@@ -779,6 +779,13 @@ impl TcpSender {
         self.rto = rto.clamp(self.s.min_rto_ps, self.s.max_rto_ps);
     }
 
+    /// True once the sender has started sending (at the flow's start, or when its handshake is
+    /// established).
+    #[inline]
+    pub fn is_started(&self) -> bool {
+        self.started
+    }
+
     /// An acknowledgement arrived.
     pub fn on_ack(&mut self, pkt: &Packet, ctx: &mut TransportCtx) {
         if !self.started || self.completed {
@@ -1025,7 +1032,7 @@ mod layout_tests {
     #[test]
     fn what_a_retransmission_timeout_touches_lies_in_the_connections_first_256_bytes() {
         // `on_rto` -> `cc.on_timeout` -> `try_send` -> `send_segment_len` -> `arm_rto`, the
-        // handshake check before it, `is_finished` after it and `srtt_ps` on the drop (issue 13).
+        // started flag checked before it (the handshake box only until data starts), `is_finished` after it and `srtt_ps` on the drop (issue 13).
         let sender = offset_of!(TcpConnection, sender);
         let counters = sender + offset_of!(TcpSender, counters);
         let touched = [
@@ -1045,6 +1052,7 @@ mod layout_tests {
             ("rate", sender + offset_of!(TcpSender, rate), 8),
             ("dupacks", sender + offset_of!(TcpSender, dupacks), 4),
             ("flags", sender + offset_of!(TcpSender, in_recovery), 5),
+            ("started", sender + offset_of!(TcpSender, started), 1),
             ("timeouts", counters + offset_of!(SenderCounters, timeouts), 8),
             ("retx_pkts", counters + offset_of!(SenderCounters, retx_pkts), 8),
         ];
