@@ -1032,7 +1032,8 @@ mod layout_tests {
     #[test]
     fn what_a_retransmission_timeout_touches_lies_in_the_connections_first_256_bytes() {
         // `on_rto` -> `cc.on_timeout` -> `try_send` -> `send_segment_len` -> `arm_rto`, the
-        // started flag checked before it (the handshake box only until data starts), `is_finished` after it and `srtt_ps` on the drop (issue 13).
+        // started flag checked before it (the handshake box only until data starts),
+        // `is_finished` after it and `srtt_ps` on the drop (issue 13).
         let sender = offset_of!(TcpConnection, sender);
         let counters = sender + offset_of!(TcpSender, counters);
         let touched = [

@@ -62,6 +62,9 @@ fn run(c: &mut TcpConnection, lose_syns: u32, lose_syn_acks: u32, until: SimTime
             }
         }
         tl.last_event = now;
+        // `TcpConnection::on_timer` reads the sender's flag instead of the boxed handshake: the
+        // two must agree after every event, whatever is lost.
+        assert_eq!(c.sender.is_started(), c.handshake.as_ref().is_some_and(|h| h.is_established()), "at {now} ps");
         for (p, _) in h.out.drain(..) {
             let setup = p.flags & flags::SETUP != 0;
             match (p.kind, setup) {
