@@ -265,7 +265,7 @@ AnyTransport::Udp(UdpFlow::new(f.settings.priority))
 /// The TCP connection of flow `name` with `settings` (validated) whose workload offers
 /// `total_bytes` in all (`u64::MAX`: unbounded); its controller draws from the stream
 /// `cc:<name>` of `seed`.
-pub(crate) fn build_tcp(settings: &FlowSettings, name: &str, total_bytes: u64, seed: u64) -> TcpConnection {
+pub(crate) fn build_tcp(settings: &FlowSettings, name: &(impl AsRef<str> + ?Sized), total_bytes: u64, seed: u64) -> TcpConnection {
     let t = &settings.tcp;
     let default_cc = CcConfig::default();
     let cc_config = settings.cc.as_ref().unwrap_or(&default_cc);
@@ -273,8 +273,10 @@ pub(crate) fn build_tcp(settings: &FlowSettings, name: &str, total_bytes: u64, s
     // Only a controller that draws gets its stream: the stream's name is formatted per flow when
     // the flow starts, in the run loop (issue 13: 4 % of the loop at 100,000 flows), and the
     // others ignore `set_rng` (`CcSettings::draws_random`, checked by tests/test_random_kinds.py).
+    // The name is taken unread (`AsRef`): reading a flow's `String` header was a cold line of
+    // the flow at every start.
     if cc_config.draws_random() {
-        crate::transport::tcp::cc::CongestionControl::set_rng(&mut cc, rng::stream(seed, &format!("cc:{name}")));
+        crate::transport::tcp::cc::CongestionControl::set_rng(&mut cc, rng::stream(seed, &format!("cc:{}", name.as_ref())));
     }
     let mut sender = TcpSender::new(
         SenderSettings {

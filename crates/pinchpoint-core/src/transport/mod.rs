@@ -167,7 +167,7 @@ impl AnyTransport {
     /// `total_bytes`, `u64::MAX`: unbounded); any other transport is already built. Called when
     /// the flow starts, before `on_start`.
     #[cold]
-    pub fn open(&mut self, flow_name: &str, total_bytes: u64) {
+    pub fn open(&mut self, flow_name: &(impl AsRef<str> + ?Sized), total_bytes: u64) {
         if let AnyTransport::TcpPending(p) = self {
             *self = AnyTransport::Tcp(Box::new(p.recipe.build(flow_name, total_bytes)));
         }

@@ -34,7 +34,7 @@ impl TcpRecipe {
 
     /// The connection of flow `flow_name` whose workload offers `total_bytes` in all
     /// (`u64::MAX`: unbounded).
-    pub fn build(&self, flow_name: &str, total_bytes: u64) -> TcpConnection {
+    pub fn build(&self, flow_name: &(impl AsRef<str> + ?Sized), total_bytes: u64) -> TcpConnection {
         crate::scenario::build::build_tcp(&self.settings, flow_name, total_bytes, self.seed)
     }
 }
