@@ -74,21 +74,44 @@ def run_pinchpoint(n_flows: int, sim_s: float = 30.0, repeat: int = 1, jitter_ms
     return best
 
 
+def ns_per_hop(row: dict[str, Any]) -> float:
+    """Wall time of the loop per packet-hop, ns."""
+    return 1e9 / row["packet_hops_per_s"]
+
+
+def per_hop_vs_smallest(rows: list[dict[str, Any]]) -> dict[int, float]:
+    """For each pinchpoint row (by N), its wall time per packet-hop over that of the smallest N
+    measured with the same start jitter: issue 13's flatness measure (bench/README.md, "Large N
+    with start jitter"). A size whose jitter no smaller size shares has no ratio."""
+    ours = sorted((r for r in rows if r["simulator"] == "pinchpoint"), key=lambda r: r["n_flows"])
+    out: dict[int, float] = {}
+    for r in ours:
+        base = next(b for b in ours if b.get("start_jitter_ms") == r.get("start_jitter_ms"))
+        if base is not r:
+            out[r["n_flows"]] = ns_per_hop(r) / ns_per_hop(base)
+    return out
+
+
 def table(rows: list[dict[str, Any]]) -> Table:
-    """A rich table of bench rows, with the speed ratio against other simulators."""
+    """A rich table of bench rows, with the speed ratio against other simulators and, per
+    pinchpoint row, the wall time per packet-hop against the smallest N run with the same jitter."""
     t = Table(title="dumbbell benchmark (simulation loop only)")
-    for c in ("simulator", "N", "jitter ms", "flows w/ traffic", "sim s", "wall s", "packet-hops/s", "goodput Mbit/s",
-              "Jain", "drops", "speed-up"):
+    for c in ("simulator", "N", "jitter ms", "flows w/ traffic", "sim s", "wall s", "packet-hops/s", "ns/hop",
+              "x smallest N", "goodput Mbit/s", "Jain", "drops", "speed-up"):
         t.add_column(c, justify="left" if c == "simulator" else "right")
     ours = {r["n_flows"]: r for r in rows if r["simulator"] == "pinchpoint"}
+    flatness = per_hop_vs_smallest(rows)
     for r in rows:
         ratio = ""
         if r["simulator"] != "pinchpoint" and r["n_flows"] in ours:
             ratio = f"{r['wall_s'] / ours[r['n_flows']]['wall_s']:.0f}x"
+        vs_smallest = ""
+        if r["simulator"] == "pinchpoint" and r["n_flows"] in flatness:
+            vs_smallest = f"{flatness[r['n_flows']]:.2f}x"
         jitter = r.get("start_jitter_ms")
         carried = r.get("flows_with_traffic")
         t.add_row(r["simulator"], str(r["n_flows"]), "" if jitter is None else f"{jitter:g}",
                   "" if carried is None else str(carried), f"{r['sim_s']:g}", f"{r['wall_s']:.3f}",
-                  f"{r['packet_hops_per_s'] / 1e6:.2f} M", f"{r['goodput_bps'] / 1e6:.2f}", f"{r['jain']:.4f}",
-                  str(r["drops"]), ratio)
+                  f"{r['packet_hops_per_s'] / 1e6:.2f} M", f"{ns_per_hop(r):.1f}", vs_smallest,
+                  f"{r['goodput_bps'] / 1e6:.2f}", f"{r['jain']:.4f}", str(r["drops"]), ratio)
     return t
