@@ -101,6 +101,12 @@ fn decode(w: u64) -> Event {
     }
 }
 
+/// The port of an `Arrive` event's packed word, `None` for any other kind.
+#[inline]
+fn arrive_port(w: u64) -> Option<u32> {
+    ((w >> DATA_BITS) & 7 == ARRIVE_KIND).then_some((w & DATA_MASK) as u32)
+}
+
 /// A heap entry: the time in the high 64 bits, the sequence number and payload in the low 64,
 /// so that one 128-bit comparison orders by time, then by insertion (FIFO among equal times).
 /// The order is reversed so that std's max-heap (the link heap) pops the earliest first; the
@@ -270,10 +276,7 @@ impl EventQueue {
     /// The ports whose wire holds packets (each has one `Arrive` event pending), in no
     /// particular order: a walk over the link heap, whose size follows the busy ports.
     pub fn ports_with_packets_on_the_wire(&self) -> impl Iterator<Item = u32> + '_ {
-        self.net.iter().filter_map(|e| {
-            let w = e.key();
-            ((w >> DATA_BITS) & 7 == ARRIVE_KIND).then_some((w & DATA_MASK) as u32)
-        })
+        self.net.iter().filter_map(|e| arrive_port(e.key()))
     }
 
     /// The port of the `Arrive` entry at position `i` of the link heap's array (0 is its head,
@@ -282,8 +285,7 @@ impl EventQueue {
     /// pop; the head's children are the likeliest.
     #[inline]
     pub fn arrive_port_at(&self, i: usize) -> Option<u32> {
-        let w = self.net.as_slice().get(i)?.key();
-        ((w >> DATA_BITS) & 7 == ARRIVE_KIND).then_some((w & DATA_MASK) as u32)
+        arrive_port(self.net.as_slice().get(i)?.key())
     }
 
     /// Time of the earliest event, if any.
