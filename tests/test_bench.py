@@ -45,6 +45,40 @@ def test_the_table_gives_each_size_its_wall_per_hop_against_the_smallest_size_wi
     assert "4.00x" in text and "8.00x" in text and "200.0" in text
 
 
+def test_a_bottleneck_per_flow_grows_the_dumbbell_with_its_flows():
+    fixed = json.loads(bench.dumbbell_text(40, 1.0))
+    scaled = json.loads(bench.dumbbell_text(40, 1.0, per_flow_mbps=2.0))
+    ab = [link for link in scaled["links"] if (link["a"], link["b"]) == ("A", "B")]
+    assert len(ab) == 1
+    assert ab[0]["rate"] == "80000000bps"
+    assert [link for link in fixed["links"] if (link["a"], link["b"]) == ("A", "B")][0]["rate"] == "100000000bps"
+    assert ab[0]["queue"]["limit_pkts"] == 400
+    # Everything else is the bench dumbbell's.
+    assert scaled["flows"] == fixed["flows"] and scaled["links"][1:] == fixed["links"][1:]
+    # The run is limited by the grown bottleneck (40 x 0.5 = 20 Mbit/s), and the row says which
+    # rule it ran.
+    row = bench.run_pinchpoint(40, 2.0, jitter_ms=0.0, per_flow_mbps=0.5)
+    assert row["per_flow_mbps"] == 0.5 and row["bottleneck_bps"] == 20e6
+    assert 0.8 * 20e6 * 1448 / 1502 < row["goodput_bps"] <= 20e6 * 1448 / 1502
+    assert bench.run_pinchpoint(40, 2.0, jitter_ms=0.0)["bottleneck_bps"] == 100e6
+    import pytest
+
+    from pinchpoint import _native
+    with pytest.raises(ValueError, match="per_flow_bps"):
+        _native.preset_dumbbell(4, 1.0, -1.0)
+
+
+def test_flatness_compares_only_runs_of_the_same_bottleneck_rule():
+    def row(n, hops_per_s, per_flow):
+        return {"simulator": "pinchpoint", "n_flows": n, "sim_s": 1.0, "wall_s": 1.0, "packet_hops_per_s": hops_per_s,
+                "goodput_bps": 9e7, "jain": 1.0, "drops": 0, "start_jitter_ms": 100.0, "flows_with_traffic": n,
+                "per_flow_mbps": per_flow, "bottleneck_bps": 1e8}
+    # A grown-bottleneck run at 1,000 flows has no smaller run of its rule to compare with...
+    assert bench.per_hop_vs_smallest([row(10, 40e6, None), row(1000, 10e6, 10.0)]) == {}
+    # ...and with one it compares with that one (25 against 100 ns a hop).
+    assert bench.per_hop_vs_smallest([row(10, 40e6, 10.0), row(1000, 10e6, 10.0)]) == {1000: 4.0}
+
+
 def test_the_run_key_reads_resolved_scenarios_exactly_as_tomllib_does(root):
     import tomllib
 

@@ -11,7 +11,7 @@ from rich.table import Table
 
 from . import _native
 
-JSON_KEYS = ("simulator", "n_flows", "sim_s", "wall_s", "packet_hops_per_s", "goodput_bps", "jain", "drops")
+JSON_KEYS = ("simulator", "n_flows", "sim_s", "bottleneck_bps", "wall_s", "packet_hops_per_s", "goodput_bps", "jain", "drops")
 
 #: From this many flows up, the benchmark staggers start times by default (bench/README.md): with
 #: every flow starting at t = 0 the large dumbbells lock into synchronised timeouts where the same
@@ -28,9 +28,21 @@ def default_jitter_ms(n_flows: int) -> float:
     return DEFAULT_JITTER_MS if n_flows >= JITTER_FROM_FLOWS else 0.0
 
 
-def dumbbell_text(n_flows: int, sim_s: float, jitter_ms: float = 0.0) -> str:
-    """The benchmark dumbbell as JSON scenario text, with ``start_jitter`` on every flow if asked."""
-    text = _native.preset_dumbbell(n_flows, sim_s)
+#: The bench dumbbell's bottleneck, bit/s (``per_flow_mbps`` None).
+BOTTLENECK_BPS = 100e6
+
+
+def bottleneck_bps(n_flows: int, per_flow_mbps: float | None = None) -> float:
+    """Rate of the dumbbell's A->B bottleneck: 100 Mbit/s, or ``n_flows`` x ``per_flow_mbps``."""
+    return BOTTLENECK_BPS if per_flow_mbps is None else n_flows * per_flow_mbps * 1e6
+
+
+def dumbbell_text(n_flows: int, sim_s: float, jitter_ms: float = 0.0, per_flow_mbps: float | None = None) -> str:
+    """The benchmark dumbbell as JSON scenario text, with ``start_jitter`` on every flow if asked.
+    With ``per_flow_mbps`` the bottleneck grows with the flows: ``n_flows`` x that rate and 10
+    packets of buffer per flow (``presets::dumbbell_scaled``; at 10 flows and 10 Mbit/s it is the
+    bench dumbbell), so every N gives each flow the same share."""
+    text = _native.preset_dumbbell(n_flows, sim_s, None if per_flow_mbps is None else per_flow_mbps * 1e6)
     if jitter_ms > 0:
         sc = json.loads(text)
         for f in sc["flows"]:
@@ -39,13 +51,15 @@ def dumbbell_text(n_flows: int, sim_s: float, jitter_ms: float = 0.0) -> str:
     return text
 
 
-def run_pinchpoint(n_flows: int, sim_s: float = 30.0, repeat: int = 1, jitter_ms: float | None = None) -> dict[str, Any]:
+def run_pinchpoint(n_flows: int, sim_s: float = 30.0, repeat: int = 1, jitter_ms: float | None = None,
+                   per_flow_mbps: float | None = None) -> dict[str, Any]:
     """Runs the dumbbell preset; times only the simulation loop (the fastest of ``repeat``).
-    ``jitter_ms``: start jitter per flow (None: ``default_jitter_ms``)."""
+    ``jitter_ms``: start jitter per flow (None: ``default_jitter_ms``); ``per_flow_mbps``: the
+    bottleneck's rate per flow (None: the fixed 100 Mbit/s, see ``dumbbell_text``)."""
     best: dict[str, Any] | None = None
     if jitter_ms is None:
         jitter_ms = default_jitter_ms(n_flows)
-    text = dumbbell_text(n_flows, sim_s, jitter_ms)
+    text = dumbbell_text(n_flows, sim_s, jitter_ms, per_flow_mbps)
     for _ in range(max(1, repeat)):
         sim = _native.Simulation(text, f"<dumbbell-{n_flows}>", "json")
         t0 = time.perf_counter()
@@ -68,6 +82,8 @@ def run_pinchpoint(n_flows: int, sim_s: float = 30.0, repeat: int = 1, jitter_ms
                 "drops": int(ports.loc[ports["port"] == "A->B", "drops"].iloc[0]),
                 "packet_hops": int(hops),
                 "start_jitter_ms": jitter_ms,
+                "per_flow_mbps": per_flow_mbps,
+                "bottleneck_bps": bottleneck_bps(n_flows, per_flow_mbps),
                 "flows_with_traffic": int((flows["delivered_pkts"] > 0).sum()),
             }
     assert best is not None
@@ -81,12 +97,14 @@ def ns_per_hop(row: dict[str, Any]) -> float:
 
 def per_hop_vs_smallest(rows: list[dict[str, Any]]) -> dict[int, float]:
     """For each pinchpoint row (by N), its wall time per packet-hop over that of the smallest N
-    measured with the same start jitter: issue 13's flatness measure (bench/README.md, "Large N
-    with start jitter"). A size whose jitter no smaller size shares has no ratio."""
+    measured with the same start jitter and the same bottleneck rule (fixed, or the same rate per
+    flow): issue 13's flatness measure (bench/README.md, "Large N with start jitter"). A size
+    that no smaller size shares both with has no ratio."""
     ours = sorted((r for r in rows if r["simulator"] == "pinchpoint"), key=lambda r: r["n_flows"])
     out: dict[int, float] = {}
     for r in ours:
-        base = next(b for b in ours if b.get("start_jitter_ms") == r.get("start_jitter_ms"))
+        base = next(b for b in ours if b.get("start_jitter_ms") == r.get("start_jitter_ms")
+                    and b.get("per_flow_mbps") == r.get("per_flow_mbps"))
         if base is not r:
             out[r["n_flows"]] = ns_per_hop(r) / ns_per_hop(base)
     return out
@@ -94,9 +112,10 @@ def per_hop_vs_smallest(rows: list[dict[str, Any]]) -> dict[int, float]:
 
 def table(rows: list[dict[str, Any]]) -> Table:
     """A rich table of bench rows, with the speed ratio against other simulators and, per
-    pinchpoint row, the wall time per packet-hop against the smallest N run with the same jitter."""
+    pinchpoint row, the wall time per packet-hop against the smallest N run with the same jitter
+    and bottleneck rule."""
     t = Table(title="dumbbell benchmark (simulation loop only)")
-    for c in ("simulator", "N", "jitter ms", "flows w/ traffic", "sim s", "wall s", "packet-hops/s", "ns/hop",
+    for c in ("simulator", "N", "bottleneck Mbit/s", "jitter ms", "flows w/ traffic", "sim s", "wall s", "packet-hops/s", "ns/hop",
               "x smallest N", "goodput Mbit/s", "Jain", "drops", "speed-up"):
         t.add_column(c, justify="left" if c == "simulator" else "right")
     ours = {r["n_flows"]: r for r in rows if r["simulator"] == "pinchpoint"}
@@ -110,7 +129,9 @@ def table(rows: list[dict[str, Any]]) -> Table:
             vs_smallest = f"{flatness[r['n_flows']]:.2f}x"
         jitter = r.get("start_jitter_ms")
         carried = r.get("flows_with_traffic")
-        t.add_row(r["simulator"], str(r["n_flows"]), "" if jitter is None else f"{jitter:g}",
+        rate = r.get("bottleneck_bps")
+        t.add_row(r["simulator"], str(r["n_flows"]), "" if rate is None else f"{rate / 1e6:g}",
+                  "" if jitter is None else f"{jitter:g}",
                   "" if carried is None else str(carried), f"{r['sim_s']:g}", f"{r['wall_s']:.3f}",
                   f"{r['packet_hops_per_s'] / 1e6:.2f} M", f"{ns_per_hop(r):.1f}", vs_smallest,
                   f"{r['goodput_bps'] / 1e6:.2f}", f"{r['jain']:.4f}", str(r["drops"]), ratio)

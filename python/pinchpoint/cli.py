@@ -234,13 +234,19 @@ def bench(
     start_jitter_ms: Annotated[Optional[float], typer.Option(
         "--start-jitter-ms", help="Each flow starts at a seeded uniform time in [0, this) ms; default 100 from "
         "1,000 flows up, 0 below (comparable with ns-3, whose flows all start at 0).")] = None,
+    per_flow_mbps: Annotated[Optional[float], typer.Option(
+        "--per-flow-mbps", help="Grow the bottleneck with the flows: N x this many Mbit/s and 10 packets of "
+        "buffer per flow, so every N gives each flow the same share (10: the 10-flow dumbbell at every N); "
+        "default: a fixed 100 Mbit/s, 100-packet bottleneck.")] = None,
 ) -> None:
-    """Benchmark the dumbbell (N TCP NewReno flows over a 100 Mbit/s bottleneck)."""
+    """Benchmark the dumbbell (N TCP NewReno flows over a 100 Mbit/s bottleneck, or one that grows with N)."""
     from . import bench as bench_mod
 
     sizes = [int(x) for x in flows.split(",") if x.strip()]
     if against not in (None, "ns3"):
         _fail(f"--against: expected 'ns3', got {against!r}")
+    if per_flow_mbps is not None and not (0 < per_flow_mbps < float("inf")):
+        _fail(f"--per-flow-mbps: expected a positive number of Mbit/s, got {per_flow_mbps!r}")
     if start_jitter_ms is not None and not (start_jitter_ms >= 0):
         _fail(f"--start-jitter-ms: expected a non-negative number of milliseconds, got {start_jitter_ms!r}")
     if against == "ns3" and any((bench_mod.default_jitter_ms(n) if start_jitter_ms is None else start_jitter_ms) > 0
@@ -253,14 +259,15 @@ def bench(
             _fail("ns-3 is not installed: pip install 'pinchpoint[ns3]' (the ns3 wheel from PyPI)")
     rows = []
     for n in sizes:
-        rows.append(bench_mod.run_pinchpoint(n, sim_s, repeat=repeat, jitter_ms=start_jitter_ms))
+        rows.append(bench_mod.run_pinchpoint(n, sim_s, repeat=repeat, jitter_ms=start_jitter_ms,
+                                             per_flow_mbps=per_flow_mbps))
         if as_json:
             print(json.dumps(rows[-1]), flush=True)
         else:
             console.print(f"pinchpoint N={n}: {rows[-1]['wall_s']:.3f} s", highlight=False)
         if against == "ns3":
             console.print(f"ns-3 N={n}: running ({sim_s:g} simulated s) ...", highlight=False)
-            rows.append(xval.run_dumbbell(n, sim_s))
+            rows.append(xval.run_dumbbell(n, sim_s, per_flow_mbps))
             if as_json:
                 print(json.dumps({k: rows[-1][k] for k in bench_mod.JSON_KEYS}), flush=True)
     if not as_json:

@@ -160,7 +160,7 @@ impl Simulation {
                 Ok(port) => {
                     self.arrive(port);
                     if self.prefetch_timers {
-                        self.prefetch_next_arrivals();
+                        self.prefetch_next_arrivals(port);
                     }
                     continue;
                 }
@@ -496,15 +496,27 @@ impl Simulation {
     }
 
     /// After an arrival, asks for what the next events touch: the first port of the next
-    /// timer's route if one was noted, and the ports of the link heap head's two children (the
-    /// head is the very next event: too late to help it). Reading a port's wire to ask for its
-    /// packet measured no better at N = 10,000 and 100,000 (bench/README.md, "(round 9)").
+    /// timer's route if one was noted, the per-hop fields of the packet now at the front of the
+    /// wire that just delivered one (`arrived`'s lines are in cache, so this waits for nothing),
+    /// and the ports of the link heap head's two children (the head is the very next event:
+    /// too late to help it). The wire's next packet matters where many packets are alive: on a
+    /// dumbbell whose bottleneck grows with N (10 Mbit/s and 10 packets of buffer per flow) the
+    /// read of an arriving packet's hop was half the loop's time at N = 10,000; on the bench
+    /// dumbbell (12,135 packets alive at most at N = 100,000) it changes nothing measurable
+    /// (bench/README.md, "(round 10)"). Reading another port's wire to ask for its packet
+    /// measured no better (round 9).
     /// `#[cold]` keeps the call out of the small-N path's layout; large N takes it every time.
     #[cold]
     #[inline(never)]
-    fn prefetch_next_arrivals(&mut self) {
+    fn prefetch_next_arrivals(&mut self, arrived: u32) {
         if self.timer_port_route != NO_ROUTE {
             self.prefetch_timer_port();
+        }
+        // The packet now at the front of the wire just read (its line is in cache) arrives
+        // next on that wire: on a busy link many hops later, with its packet long out of
+        // cache, and the arrival reads its per-hop fields first thing.
+        if let Some(next) = self.ports[arrived as usize].wire.front() {
+            self.packets.prefetch_hop_fields(next.slot);
         }
         for i in 1..3 {
             if let Some(q) = self.queue.arrive_port_at(i) {

@@ -66,10 +66,17 @@ fn json_schema() -> String {
     scenario::json_schema()
 }
 
-/// The benchmark dumbbell scenario as JSON.
+/// The benchmark dumbbell scenario as JSON; with `per_flow_bps`, the dumbbell whose bottleneck
+/// is `n` x `per_flow_bps` with 10 packets of buffer per flow (`presets::dumbbell_scaled`).
 #[pyfunction]
-fn preset_dumbbell(n: usize, sim_s: f64) -> String {
-    serde_json::to_string(&presets::dumbbell(n, sim_s)).expect("preset serialises")
+#[pyo3(signature = (n, sim_s, per_flow_bps = None))]
+fn preset_dumbbell(n: usize, sim_s: f64, per_flow_bps: Option<f64>) -> PyResult<String> {
+    let sc = match per_flow_bps {
+        None => presets::dumbbell(n, sim_s),
+        Some(r) if r.is_finite() && r > 0.0 => presets::dumbbell_scaled(n, sim_s, r),
+        Some(r) => return Err(PyValueError::new_err(format!("per_flow_bps: expected a positive rate in bit/s, got {r}"))),
+    };
+    Ok(serde_json::to_string(&sc).expect("preset serialises"))
 }
 
 /// Ports and every flow's paths at time `t_s` (for the max-min calculator): a dict with

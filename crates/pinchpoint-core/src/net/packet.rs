@@ -148,6 +148,14 @@ impl PacketSlab {
     pub fn get(&self, id: u32) -> &Packet {
         &self.slots[id as usize]
     }
+    /// Asks for the lines of the per-hop fields (the first 32 bytes, two lines when a slot
+    /// straddles one) of the packet in slot `id`, which may be free; changes nothing.
+    #[inline(always)]
+    pub fn prefetch_hop_fields(&self, id: u32) {
+        let at = self.slots.as_ptr().wrapping_add(id as usize) as *const u8;
+        crate::sim::prefetch::prefetch_read(at);
+        crate::sim::prefetch::prefetch_read(at.wrapping_add(31));
+    }
     /// The packet in slot `id`, mutably.
     #[inline]
     pub fn get_mut(&mut self, id: u32) -> &mut Packet {
