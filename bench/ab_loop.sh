@@ -3,32 +3,34 @@
 # the same machine: a host's speed drifts by 10 % or more within an hour, so figures taken at
 # different times do not compare (bench/README.md, "(round 9)").
 #
-#   bench/ab_loop.sh [--runs R] [--secs S] [--jitter MS] N BIN_A BIN_B [BIN...]
+#   bench/ab_loop.sh [--runs R] [--secs S] [--jitter MS] [--per-flow-mbps X] N BIN_A BIN_B [BIN...]
 #
 # For each of R rounds (default 7) it runs every BIN once as `BIN N S MS` (default 10 simulated
-# seconds, 100 ms start jitter: the large-N setting of issue 13) and keeps `wall_s`, the loop's
+# seconds, 100 ms start jitter: the large-N setting of issue 13; with --per-flow-mbps, the dumbbell
+# whose bottleneck grows with N, `per_flow_mbps=X`) and keeps `wall_s`, the loop's
 # wall time that the example prints. Then it prints, per binary, the median and the minimum and
 # checks that every run of every binary printed the same summary (events, hops, goodput,
 # fairness, drops): a speed change that moves a result is a model change, not a speed-up. Build
 # the binaries first, e.g. `cargo build --release -p pinchpoint-core --example dumbbell` and copy
 # `target/release/examples/dumbbell` aside before and after the change.
 set -euo pipefail
-runs=7; secs=10; jitter=100
+runs=7; secs=10; jitter=100; extra=()
 while [[ $# -gt 0 && $1 == --* ]]; do
   case $1 in
     --runs) runs=$2; shift 2 ;;
     --secs) secs=$2; shift 2 ;;
     --jitter) jitter=$2; shift 2 ;;
+    --per-flow-mbps) extra=("per_flow_mbps=$2"); shift 2 ;;
     *) echo "ab_loop.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
-[[ $# -ge 3 ]] || { echo "usage: bench/ab_loop.sh [--runs R] [--secs S] [--jitter MS] N BIN_A BIN_B [BIN...]" >&2; exit 2; }
+[[ $# -ge 3 ]] || { echo "usage: bench/ab_loop.sh [--runs R] [--secs S] [--jitter MS] [--per-flow-mbps X] N BIN_A BIN_B [BIN...]" >&2; exit 2; }
 n=$1; shift
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 for ((r = 0; r < runs; r++)); do
   i=0
   for bin in "$@"; do
-    "$bin" "$n" "$secs" "$jitter" 2>&1 | tail -n 1 >> "$tmp/$i"
+    "$bin" "$n" "$secs" "$jitter" "${extra[@]}" 2>&1 | tail -n 1 >> "$tmp/$i"
     i=$((i + 1))
   done
 done
