@@ -61,6 +61,7 @@ def test_a_bottleneck_per_flow_grows_the_dumbbell_with_its_flows():
     assert row["per_flow_mbps"] == 0.5 and row["bottleneck_bps"] == 20e6
     assert 0.8 * 20e6 * 1448 / 1502 < row["goodput_bps"] <= 20e6 * 1448 / 1502
     assert bench.run_pinchpoint(40, 2.0, jitter_ms=0.0)["bottleneck_bps"] == 100e6
+    assert bench.bottleneck_bps(bench.dumbbell_text(7, 1.0, per_flow_mbps=3.0)) == 21e6
     import pytest
 
     from pinchpoint import _native

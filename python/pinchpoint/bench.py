@@ -28,13 +28,13 @@ def default_jitter_ms(n_flows: int) -> float:
     return DEFAULT_JITTER_MS if n_flows >= JITTER_FROM_FLOWS else 0.0
 
 
-#: The bench dumbbell's bottleneck, bit/s (``per_flow_mbps`` None).
-BOTTLENECK_BPS = 100e6
-
-
-def bottleneck_bps(n_flows: int, per_flow_mbps: float | None = None) -> float:
-    """Rate of the dumbbell's A->B bottleneck: 100 Mbit/s, or ``n_flows`` x ``per_flow_mbps``."""
-    return BOTTLENECK_BPS if per_flow_mbps is None else n_flows * per_flow_mbps * 1e6
+def bottleneck_bps(text: str) -> float:
+    """Rate of the A->B bottleneck of a dumbbell's JSON scenario text (``dumbbell_text``), bit/s,
+    as the Rust preset wrote it (``"<number>bps"``)."""
+    (rate,) = [link["rate"] for link in json.loads(text)["links"] if (link["a"], link["b"]) == ("A", "B")]
+    if not (isinstance(rate, str) and rate.endswith("bps")):
+        raise ValueError(f"dumbbell bottleneck rate: expected '<number>bps', got {rate!r}")
+    return float(rate[:-3])
 
 
 def dumbbell_text(n_flows: int, sim_s: float, jitter_ms: float = 0.0, per_flow_mbps: float | None = None) -> str:
@@ -83,7 +83,7 @@ def run_pinchpoint(n_flows: int, sim_s: float = 30.0, repeat: int = 1, jitter_ms
                 "packet_hops": int(hops),
                 "start_jitter_ms": jitter_ms,
                 "per_flow_mbps": per_flow_mbps,
-                "bottleneck_bps": bottleneck_bps(n_flows, per_flow_mbps),
+                "bottleneck_bps": bottleneck_bps(text),
                 "flows_with_traffic": int((flows["delivered_pkts"] > 0).sum()),
             }
     assert best is not None

@@ -90,12 +90,13 @@ def run_dumbbell(n_flows: int, sim_s: float = 30.0, per_flow_mbps: float | None 
     ``per_flow_mbps``: the bottleneck grows with the flows (``bench.dumbbell_text``)."""
     from ..bench import bottleneck_bps, dumbbell_text
 
-    plan = translate(json.loads(dumbbell_text(n_flows, sim_s, per_flow_mbps=per_flow_mbps)), f"<dumbbell-{n_flows}>")
+    text = dumbbell_text(n_flows, sim_s, per_flow_mbps=per_flow_mbps)
+    plan = translate(json.loads(text), f"<dumbbell-{n_flows}>")
     plan.update(flow_monitor=False, sample_s=None, duration_s=float(sim_s))
     r = run_plan(plan)
     per_flow = [r["flows"][f["name"]]["goodput_bps"] for f in plan["flows"]]
     return {"simulator": "ns3", "n_flows": n_flows, "sim_s": sim_s, "wall_s": r["wall_s"],
-            "per_flow_mbps": per_flow_mbps, "bottleneck_bps": bottleneck_bps(n_flows, per_flow_mbps),
+            "per_flow_mbps": per_flow_mbps, "bottleneck_bps": bottleneck_bps(text),
             "packet_hops_per_s": r["packet_hops"] / r["wall_s"] if r["wall_s"] > 0 else 0.0,
             "goodput_bps": sum(per_flow), "jain": jain(per_flow), "drops": r["ports"]["A->B"]["drops"],
             "packet_hops": r["packet_hops"], "per_flow_goodput_bps": per_flow,

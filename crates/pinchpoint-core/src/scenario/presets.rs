@@ -23,7 +23,7 @@ pub fn dumbbell_scaled(n: usize, sim_s: f64, per_flow_bps: f64) -> Scenario {
     let limit_pkts = u32::try_from(n).unwrap_or(u32::MAX).saturating_mul(SCALED_BUFFER_PKTS_PER_FLOW);
     bottleneck.queue = Some(QueueConfig::DropTail(DropTailConfig { limit: BufferLimit { limit_pkts: Some(limit_pkts), limit_bytes: None } }));
     sc.name = format!("dumbbell-scaled-{n}");
-    sc.description = format!("Benchmark dumbbell, bottleneck {:.6} Mbit/s and {} packets per flow.", per_flow_bps / 1e6, SCALED_BUFFER_PKTS_PER_FLOW);
+    sc.description = format!("Benchmark dumbbell, bottleneck {} Mbit/s and {} packets of buffer per flow.", per_flow_bps / 1e6, SCALED_BUFFER_PKTS_PER_FLOW);
     sc
 }
 
