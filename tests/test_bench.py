@@ -43,6 +43,9 @@ def test_the_table_gives_each_size_its_wall_per_hop_against_the_smallest_size_wi
     console.print(bench.table(rows))
     text = console.export_text()
     assert "4.00x" in text and "8.00x" in text and "200.0" in text
+    # Hops per flow: 40 M hops in 1 s over 10 flows, 5 M over 100,000.
+    assert bench.hops_per_flow(rows[0]) == 4e6 and bench.hops_per_flow(rows[3]) == 50.0
+    assert "4,000,000" in text and " 50 " in text
 
 
 def test_a_bottleneck_per_flow_grows_the_dumbbell_with_its_flows():

@@ -95,6 +95,12 @@ def ns_per_hop(row: dict[str, Any]) -> float:
     return 1e9 / row["packet_hops_per_s"]
 
 
+def hops_per_flow(row: dict[str, Any]) -> float:
+    """Packet-hops per flow of the run: what a flow's one-time costs (its start, its connection's
+    first allocations, its first window) are spread over in ``ns/hop`` (bench/README.md)."""
+    return row["packet_hops_per_s"] * row["wall_s"] / row["n_flows"]
+
+
 def per_hop_vs_smallest(rows: list[dict[str, Any]]) -> dict[int, float]:
     """For each pinchpoint row (by N), its wall time per packet-hop over that of the smallest N
     measured with the same start jitter and the same bottleneck rule (fixed, or the same rate per
@@ -115,8 +121,8 @@ def table(rows: list[dict[str, Any]]) -> Table:
     pinchpoint row, the wall time per packet-hop against the smallest N run with the same jitter
     and bottleneck rule."""
     t = Table(title="dumbbell benchmark (simulation loop only)")
-    for c in ("simulator", "N", "bottleneck Mbit/s", "jitter ms", "flows w/ traffic", "sim s", "wall s", "packet-hops/s", "ns/hop",
-              "x smallest N", "goodput Mbit/s", "Jain", "drops", "speed-up"):
+    for c in ("simulator", "N", "bottleneck Mbit/s", "jitter ms", "flows w/ traffic", "sim s", "wall s", "packet-hops/s",
+              "hops/flow", "ns/hop", "x smallest N", "goodput Mbit/s", "Jain", "drops", "speed-up"):
         t.add_column(c, justify="left" if c == "simulator" else "right")
     ours = {r["n_flows"]: r for r in rows if r["simulator"] == "pinchpoint"}
     flatness = per_hop_vs_smallest(rows)
@@ -133,6 +139,6 @@ def table(rows: list[dict[str, Any]]) -> Table:
         t.add_row(r["simulator"], str(r["n_flows"]), "" if rate is None else f"{rate / 1e6:g}",
                   "" if jitter is None else f"{jitter:g}",
                   "" if carried is None else str(carried), f"{r['sim_s']:g}", f"{r['wall_s']:.3f}",
-                  f"{r['packet_hops_per_s'] / 1e6:.2f} M", f"{ns_per_hop(r):.1f}", vs_smallest,
+                  f"{r['packet_hops_per_s'] / 1e6:.2f} M", f"{hops_per_flow(r):,.0f}", f"{ns_per_hop(r):.1f}", vs_smallest,
                   f"{r['goodput_bps'] / 1e6:.2f}", f"{r['jain']:.4f}", str(r["drops"]), ratio)
     return t
