@@ -89,14 +89,15 @@ pub struct Simulation {
     /// [`PREFETCH_MIN_FLOWS`] flows or more (decided once; transfers of arrival processes
     /// added later do not change it).
     pub(crate) prefetch_timers: bool,
-    /// The forward route of the next timer's flow, whose first port the look-ahead asks for at
-    /// the next arrival (`Self::prefetch_next_arrivals`), once the route's line has come in;
-    /// `NO_ROUTE` when none is waiting.
-    pub(crate) timer_port_route: u32,
+    /// The first port of each flow's forward route, by flow (`NO_PORT` if the route is empty),
+    /// kept by [`Self::note_first_port`] wherever a flow's forward route is set. The timer
+    /// look-ahead reads it where it read the route itself: 4 bytes a flow side by side instead
+    /// of the flow's own route line, one more cold step at large N (issue 13, round 10).
+    pub(crate) flow_first_port: Vec<u32>,
 }
 
-/// [`Simulation::timer_port_route`] when no route waits.
-pub(crate) const NO_ROUTE: u32 = u32::MAX;
+/// [`Simulation::flow_first_port`] of a flow whose forward route is empty.
+pub(crate) const NO_PORT: u32 = u32::MAX;
 
 impl Simulation {
     /// Current simulated time.
@@ -434,9 +435,6 @@ impl Simulation {
     fn flow_timer(&mut self, f: u32, slot: u8) {
         let prefetching = self.prefetch_timers;
         if prefetching {
-            if self.timer_port_route != NO_ROUTE {
-                self.prefetch_timer_port();
-            }
             self.prefetch_next_timer_flow();
         }
         match self.flows[f as usize].fire_timer(f, slot, self.now, &mut self.queue) {
@@ -456,13 +454,14 @@ impl Simulation {
     // (retransmission timeouts of flows in backoff), each on a flow no cache holds, and the
     // timer at the timer heap's head fires one to two hops later. So each timer event asks for
     // what the next one will touch, in steps that each wait for the line the step before asked
-    // for: the next timer's flow when this event starts; its boxed transport and its route's
-    // first hop when this event is done (the flow's line has arrived by then); the flow's first
-    // port (retransmissions and first packets enter there) at the next event of any kind, or
-    // when its own event starts if none comes between. Arrivals, at large N only, ask for the
-    // ports of the link heap's next entries (`prefetch_next_arrivals`): the one test of the flag
-    // on that path costs about 3 instructions per hop at small N (issue 13, round 9). Only at
-    // `PREFETCH_MIN_FLOWS` flows or more. Nothing here changes a value.
+    // for: the next timer's flow when this event starts; its boxed transport, its route's
+    // first hop and its first port (retransmissions and first packets enter there; the port's
+    // number comes from the dense `flow_first_port`, not from the route's line, which round 9
+    // waited for one event later: issue 13, round 10) when this event is done (the flow's line
+    // has arrived by then). Arrivals, at large N only, ask for the ports of the link heap's
+    // next entries and the wire's next packet (`prefetch_next_arrivals`): the one test of the
+    // flag on that path costs about 3 instructions per hop at small N (issue 13, round 9).
+    // Only at `PREFETCH_MIN_FLOWS` flows or more. Nothing here changes a value.
 
     /// Asks for the flow of the earliest pending flow timer: the line of its timer slot (the
     /// flow's first line for the retransmission and delayed-ack timers, `flows::Flow`) and the
@@ -478,8 +477,10 @@ impl Simulation {
 
     /// Asks for what the earliest pending flow timer's flow will touch if that timer fires (a
     /// re-armed, stale one reads only the slot): the lines of its boxed TCP connection a
-    /// timeout reads (`TcpConnection::TIMEOUT_BYTES`), the flow's sent and dropped counters
-    /// and its route's first hop.
+    /// timeout reads (`TcpConnection::TIMEOUT_BYTES`), the flow's sent and dropped counters,
+    /// its route's first hop and its first port (where a retransmission, or the first packet
+    /// if the timer starts the flow, enters the network), whose number `flow_first_port` gives
+    /// without a wait for the route's line.
     #[inline(never)]
     fn prefetch_next_timer_state(&mut self) {
         let Some((at, g, slot)) = self.queue.peek_flow_timer() else { return };
@@ -492,11 +493,22 @@ impl Simulation {
         }
         prefetch_read(&flow.stats);
         prefetch_read(self.routes.hop_addr(flow.fwd_route, 0));
-        self.timer_port_route = flow.fwd_route;
+        if let Some(port) = self.ports.get(self.flow_first_port[g as usize] as usize) {
+            port.prefetch_hot_lines();
+        }
     }
 
-    /// After an arrival, asks for what the next events touch: the first port of the next
-    /// timer's route if one was noted, the per-hop fields of the packet now at the front of the
+    /// Keeps [`Self::flow_first_port`] for flow `f` after its forward route was set (a new
+    /// flow's slot included).
+    pub(crate) fn note_first_port(&mut self, f: usize) {
+        let first = self.routes.port(self.flows[f].fwd_route, 0).unwrap_or(NO_PORT);
+        if f >= self.flow_first_port.len() {
+            self.flow_first_port.resize(f + 1, NO_PORT);
+        }
+        self.flow_first_port[f] = first;
+    }
+
+    /// After an arrival, asks for what the next events touch: the per-hop fields of the packet now at the front of the
     /// wire that just delivered one (`arrived`'s lines are in cache, so this waits for nothing),
     /// and the ports of the link heap head's two children (the head is the very next event:
     /// too late to help it). The wire's next packet matters where many packets are alive: on a
@@ -509,9 +521,6 @@ impl Simulation {
     #[cold]
     #[inline(never)]
     fn prefetch_next_arrivals(&mut self, arrived: u32) {
-        if self.timer_port_route != NO_ROUTE {
-            self.prefetch_timer_port();
-        }
         // The packet now at the front of the wire just read (its line is in cache) arrives
         // next on that wire: on a busy link many hops later, with its packet long out of
         // cache, and the arrival reads its per-hop fields first thing.
@@ -522,19 +531,6 @@ impl Simulation {
             if let Some(q) = self.queue.arrive_port_at(i) {
                 self.ports[q as usize].prefetch_hot_lines();
             }
-        }
-    }
-
-    /// Asks for the first port of the route [`Self::prefetch_next_timer_state`] noted (its
-    /// hop's line was asked for then): the port where the next timer's retransmission, or its
-    /// first packet if the timer starts the flow, enters the network. Done at the first event
-    /// after the note, which gives the port's lines several events to come in; at the timer's
-    /// own event at the latest.
-    #[inline(never)]
-    fn prefetch_timer_port(&mut self) {
-        let route = std::mem::replace(&mut self.timer_port_route, NO_ROUTE);
-        if let Some(p) = self.routes.port(route, 0) {
-            self.ports[p as usize].prefetch_hot_lines();
         }
     }
 
@@ -593,6 +589,8 @@ impl Simulation {
             let rev = router.path(d, s, &self.rules, self.now).expect("route validated at build");
             if fwd != self.routes.ports(self.flows[f].fwd_route) {
                 self.flows[f].fwd_route = self.routes.add(&fwd);
+                // `note_first_port`, with the router borrowing the nodes.
+                self.flow_first_port[f] = fwd.first().copied().unwrap_or(NO_PORT);
             }
             if rev != self.routes.ports(self.flows[f].rev_route) {
                 self.flows[f].rev_route = self.routes.add(&rev);

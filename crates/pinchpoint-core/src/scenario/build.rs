@@ -174,9 +174,10 @@ pub fn build(sc: &Scenario, seed: Option<u64>, origin: &str) -> Result<Simulatio
     }
 
     let prefetch_timers = flows.len() >= crate::simulation::PREFETCH_MIN_FLOWS;
+    let flow_first_port = flows.iter().map(|f| routes.port(f.fwd_route, 0).unwrap_or(crate::simulation::NO_PORT)).collect();
     Ok(Simulation {
         prefetch_timers,
-        timer_port_route: crate::simulation::NO_ROUTE,
+        flow_first_port,
         now: 0,
         end: sc.simulation.duration.0,
         stop_when_done: sc.simulation.stop_when_done && finite > 0,
