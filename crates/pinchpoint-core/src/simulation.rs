@@ -666,6 +666,48 @@ mod tests {
         assert!(flow + tcp + 16 < 900, "{} bytes", flow + tcp + 16);
     }
 
+    /// The timer look-ahead's dense copy of each flow's first port follows every way a forward
+    /// route is set: at build, by a route change (scenarios/examples/route_change.toml, at 5 s)
+    /// and for transfers taking new and reused flow slots (poisson_transfers.toml).
+    #[test]
+    fn every_flow_s_noted_first_port_is_its_forward_route_s_first_port() {
+        let check = |sim: &Simulation, when: &str| {
+            assert_eq!(sim.flow_first_port.len(), sim.flows.len(), "{when}");
+            for (f, flow) in sim.flows.iter().enumerate() {
+                let first = sim.routes.port(flow.fwd_route, 0).unwrap_or(NO_PORT);
+                assert_eq!(sim.flow_first_port[f], first, "flow {f}, {when}");
+            }
+        };
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/examples");
+        for name in ["route_change.toml", "poisson_transfers.toml"] {
+            let text = std::fs::read_to_string(dir.join(name)).unwrap();
+            let mut sim = crate::load_toml(&text, name, None).unwrap();
+            check(&sim, "after build");
+            sim.run_until(6 * crate::sim::PS_PER_S);
+            check(&sim, "at 6 s");
+            sim.run();
+            check(&sim, "at the end");
+        }
+        // A source with two links whose route rule moves the flow from one to the other at
+        // 0.5 s: the noted first port changes with it.
+        let text = "[simulation]\nduration = \"1s\"\n\
+            [[nodes]]\nname = \"a\"\n[[nodes]]\nname = \"u\"\nkind = \"router\"\n\
+            [[nodes]]\nname = \"d\"\nkind = \"router\"\n[[nodes]]\nname = \"b\"\n\
+            [[links]]\na = \"a\"\nb = \"u\"\nrate = \"10Mbps\"\ndelay = \"1ms\"\n\
+            [[links]]\na = \"a\"\nb = \"d\"\nrate = \"10Mbps\"\ndelay = \"5ms\"\n\
+            [[links]]\na = \"u\"\nb = \"b\"\nrate = \"10Mbps\"\ndelay = \"1ms\"\n\
+            [[links]]\na = \"d\"\nb = \"b\"\nrate = \"10Mbps\"\ndelay = \"5ms\"\n\
+            [[routes]]\nnode = \"a\"\ndst = \"b\"\nnext_hop = \"d\"\nat = \"500ms\"\n\
+            [[flows]]\nname = \"f\"\nsrc = \"a\"\ndst = \"b\"\nworkload = { kind = \"bulk\" }\n";
+        let mut sim = crate::load_toml(text, "two_homed.toml", None).unwrap();
+        check(&sim, "after build");
+        let before = sim.flow_first_port[0];
+        sim.run_until(crate::sim::PS_PER_S * 6 / 10);
+        check(&sim, "after the route change");
+        assert_ne!(sim.flow_first_port[0], before, "the route rule moved the flow to a's other link");
+        assert_eq!(sim.port_name(sim.flow_first_port[0]), "a->d");
+    }
+
     #[test]
     fn a_control_packet_a_hook_emits_travels_from_its_router_back_to_the_source() {
         let text = "[simulation]\nduration = \"1s\"\n\
