@@ -46,14 +46,7 @@ fn every_bad_input_is_refused_with_its_field_path_and_expectation() {
 
 #[test]
 fn delay_routing_with_a_timed_route_change_runs() {
-    let text = "[simulation]\nduration = \"3s\"\nrouting = \"delay\"\n\
-        [[nodes]]\nname = \"a\"\n[[nodes]]\nname = \"b\"\n[[nodes]]\nname = \"r1\"\nkind = \"router\"\n[[nodes]]\nname = \"r2\"\nkind = \"router\"\n\
-        [[links]]\na = \"a\"\nb = \"r1\"\nrate = \"10Mbps\"\ndelay = \"1ms\"\n\
-        [[links]]\na = \"a\"\nb = \"r2\"\nrate = \"10Mbps\"\ndelay = \"1ms\"\n\
-        [[links]]\na = \"r1\"\nb = \"b\"\nrate = \"10Mbps\"\ndelay = \"1ms\"\n\
-        [[links]]\na = \"r2\"\nb = \"b\"\nrate = \"10Mbps\"\ndelay = \"30ms\"\n\
-        [[routes]]\nnode = \"a\"\ndst = \"b\"\nnext_hop = \"r2\"\nat = \"1s\"\n\
-        [[flows]]\nname = \"f\"\nsrc = \"a\"\ndst = \"b\"\nworkload = { kind = \"bulk\" }\n";
+    let text = include_str!("common/two_homed_route_change.toml");
     let mut sim = pinchpoint_core::load_toml(text, "t.toml", None).unwrap_or_else(|e| panic!("{e}"));
     sim.run();
     let r = sim.results();
