@@ -99,6 +99,11 @@ pub struct Simulation {
 /// [`Simulation::flow_first_port`] of a flow whose forward route is empty.
 pub(crate) const NO_PORT: u32 = u32::MAX;
 
+/// The first port of route `route`, or [`NO_PORT`]: what [`Simulation::flow_first_port`] holds.
+pub(crate) fn first_port(routes: &RouteArena, route: u32) -> u32 {
+    routes.port(route, 0).unwrap_or(NO_PORT)
+}
+
 impl Simulation {
     /// Current simulated time.
     pub fn now(&self) -> SimTime {
@@ -498,14 +503,15 @@ impl Simulation {
         }
     }
 
-    /// Keeps [`Self::flow_first_port`] for flow `f` after its forward route was set (a new
-    /// flow's slot included).
-    pub(crate) fn note_first_port(&mut self, f: usize) {
-        let first = self.routes.port(self.flows[f].fwd_route, 0).unwrap_or(NO_PORT);
-        if f >= self.flow_first_port.len() {
-            self.flow_first_port.resize(f + 1, NO_PORT);
+    /// Keeps [`Self::flow_first_port`] for flow `f` after its forward route was set to `route`
+    /// (a new flow's slot included). On the fields, not `self`, so that a caller holding other
+    /// fields (the route recomputation's router borrows the nodes) can call it; the build
+    /// fills the array with [`first_port`].
+    pub(crate) fn note_first_port(flow_first_port: &mut Vec<u32>, routes: &RouteArena, f: usize, route: u32) {
+        if f >= flow_first_port.len() {
+            flow_first_port.resize(f + 1, NO_PORT);
         }
-        self.flow_first_port[f] = first;
+        flow_first_port[f] = first_port(routes, route);
     }
 
     /// After an arrival, asks for what the next events touch: the per-hop fields of the packet
@@ -589,8 +595,7 @@ impl Simulation {
             let rev = router.path(d, s, &self.rules, self.now).expect("route validated at build");
             if fwd != self.routes.ports(self.flows[f].fwd_route) {
                 self.flows[f].fwd_route = self.routes.add(&fwd);
-                // `note_first_port`, with the router borrowing the nodes.
-                self.flow_first_port[f] = fwd.first().copied().unwrap_or(NO_PORT);
+                Self::note_first_port(&mut self.flow_first_port, &self.routes, f, self.flows[f].fwd_route);
             }
             if rev != self.routes.ports(self.flows[f].rev_route) {
                 self.flows[f].rev_route = self.routes.add(&rev);

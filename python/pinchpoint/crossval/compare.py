@@ -84,19 +84,19 @@ def compare(path: str | Path, sim_s: float | None = None) -> dict:
 
 
 def run_dumbbell(n_flows: int, sim_s: float = 30.0, per_flow_mbps: float | None = None) -> dict:
-    """The benchmark dumbbell (``bench.dumbbell_text``) in ns-3, translated like any scenario and run
+    """The benchmark dumbbell (``bench.dumbbell_scenario``) in ns-3, translated like any scenario and run
     without FlowMonitor or samplers, so ``wall_s`` is the bare ``Simulator::Run``. Returns a bench
     row: wall_s, packet_hops(_per_s), aggregate goodput, Jain's index, bottleneck (A->B) drops.
-    ``per_flow_mbps``: the bottleneck grows with the flows (``bench.dumbbell_text``)."""
-    from ..bench import bottleneck_bps, dumbbell_text
+    ``per_flow_mbps``: the bottleneck grows with the flows (``bench.dumbbell_scenario``)."""
+    from ..bench import bottleneck_bps, dumbbell_scenario
 
-    text = dumbbell_text(n_flows, sim_s, per_flow_mbps=per_flow_mbps)
-    plan = translate(json.loads(text), f"<dumbbell-{n_flows}>")
+    sc = dumbbell_scenario(n_flows, sim_s, per_flow_mbps=per_flow_mbps)
+    plan = translate(sc, f"<dumbbell-{n_flows}>")
     plan.update(flow_monitor=False, sample_s=None, duration_s=float(sim_s))
     r = run_plan(plan)
     per_flow = [r["flows"][f["name"]]["goodput_bps"] for f in plan["flows"]]
     return {"simulator": "ns3", "n_flows": n_flows, "sim_s": sim_s, "wall_s": r["wall_s"],
-            "per_flow_mbps": per_flow_mbps, "bottleneck_bps": bottleneck_bps(text),
+            "per_flow_mbps": per_flow_mbps, "bottleneck_bps": bottleneck_bps(sc),
             "packet_hops_per_s": r["packet_hops"] / r["wall_s"] if r["wall_s"] > 0 else 0.0,
             "goodput_bps": sum(per_flow), "jain": jain(per_flow), "drops": r["ports"]["A->B"]["drops"],
             "packet_hops": r["packet_hops"], "per_flow_goodput_bps": per_flow,

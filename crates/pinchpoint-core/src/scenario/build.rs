@@ -174,7 +174,7 @@ pub fn build(sc: &Scenario, seed: Option<u64>, origin: &str) -> Result<Simulatio
     }
 
     let prefetch_timers = flows.len() >= crate::simulation::PREFETCH_MIN_FLOWS;
-    let flow_first_port = flows.iter().map(|f| routes.port(f.fwd_route, 0).unwrap_or(crate::simulation::NO_PORT)).collect();
+    let flow_first_port = flows.iter().map(|f| crate::simulation::first_port(&routes, f.fwd_route)).collect();
     Ok(Simulation {
         prefetch_timers,
         flow_first_port,

@@ -311,7 +311,7 @@ impl Simulation {
                 (self.flows.len() - 1) as u32
             }
         };
-        self.note_first_port(f as usize);
+        Self::note_first_port(&mut self.flow_first_port, &self.routes, f as usize, self.flows[f as usize].fwd_route);
         self.finite_pending += 1;
         // The workload starts now (a pending event at or before now serves).
         self.flows[f as usize].timers.arm(f, TIMER_APP, now, &mut self.queue);
