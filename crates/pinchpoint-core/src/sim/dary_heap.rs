@@ -1,5 +1,6 @@
 //! A 4-ary min-heap of 128-bit keys laid out so that the four children of a node share one
-//! 64-byte cache line: the timer store of the event queue (`sim::event`).
+//! 64-byte cache line: the timer wheel's store of keys for the current slot and beyond its span
+//! (`sim::timer_wheel`), the event queue's timer store itself until issue 13, round 11.
 //!
 //! Why: at large N the timer heap holds about one entry per flow (101,000 at N = 100,000, 1.6
 //! MB) and a binary heap's pop walks ~17 levels, the lower ones cold in cache: every level is
@@ -159,6 +160,12 @@ impl DaryHeap {
             sift_up(s, hole, last);
             Some(top)
         }
+    }
+
+    /// Frees the lines no key uses (one line always stays: see `with_capacity`).
+    pub fn shrink_to_fit(&mut self) {
+        self.lines.truncate((ROOT + self.len).div_ceil(4).max(1));
+        self.lines.shrink_to_fit();
     }
 
     /// The keys, in no particular order.

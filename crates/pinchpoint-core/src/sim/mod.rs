@@ -4,6 +4,7 @@ pub mod event;
 pub mod prefetch;
 pub mod rng;
 pub mod time;
+pub mod timer_wheel;
 pub mod units;
 
 pub use event::{Event, EventQueue};
