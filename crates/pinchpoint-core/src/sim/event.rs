@@ -316,7 +316,7 @@ impl EventQueue {
         self.net.is_empty() && self.timers.is_empty()
     }
 
-    /// The earliest timer-heap event if it is a flow timer, as (time, flow, slot), left in the
+    /// The earliest timer-wheel event if it is a flow timer, as (time, flow, slot), left in the
     /// queue: a read-only look for the run loop's prefetches (`sim::prefetch`). It may not be
     /// the next event overall (link events come between).
     #[inline]

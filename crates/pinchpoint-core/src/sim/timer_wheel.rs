@@ -14,14 +14,20 @@
 //! 2 instructions per hop.
 //!
 //! Layout. Time is cut into slots of `2^SLOT_SHIFT` ps (about 1.07 ms). `cur` is the slot being
-//! served: every key of slot `cur` or earlier is in `run` (sorted when the slot was entered,
-//! the next key last) or in `late` (pushed for the current slot after that, a small heap).
+//! served: every key of slot `cur` or earlier is in `run` (the keys of slot `cur` sorted when
+//! the slot was entered, the next key last) or in `late` (pushed for slot `cur` or earlier
+//! after that, a heap: small, unless `cur` ran ahead of the clock to a lone timer far away, in
+//! which case the wheel works as the heap it replaced until the clock catches up).
 //! Keys of the next `SLOTS - 1` slots wait in their buckets (`buckets[slot % SLOTS]`, unsorted,
 //! a bitmap of the buckets in use), later ones in `far` (a heap: a timer beyond about 4.4 s,
 //! such as a retransmission timer deep in backoff). When `run` and `late` are both empty the
 //! wheel moves `cur` to the next slot that holds a key, swaps that bucket's vector with `run`
-//! (no copy, no allocation once the vectors have grown), sorts it, and brings the `far` keys
-//! now within reach into buckets.
+//! (no copy), sorts it, and brings the `far` keys now within reach into buckets (or into the
+//! run, those of slot `cur` itself). The emptied run's vector is left in the bucket just
+//! entered only while it is small (`PARK_MAX_KEYS`): otherwise every bucket would in time keep
+//! the room of the largest slot the wheel ever served, which for timers that fire and are
+//! re-armed together (flows with equal round-trip times and no start jitter) grew past 1 GiB
+//! for 100,000 timers in a model of the review of round 11.
 //!
 //! Order. Every key of `run` and `late` is earlier than every key in a bucket (an earlier
 //! slot), and every bucket key earlier than every `far` key, so the smallest key is always the
@@ -42,6 +48,11 @@ const SLOT_SHIFT: u32 = 30;
 const SLOTS: usize = 4096;
 /// Words of the bitmap of buckets in use.
 const WORDS: usize = SLOTS / 64;
+/// The most keys of room an emptied run's vector may keep when it is parked in a bucket (1 KiB):
+/// the wheel holds at most `SLOTS` such vectors besides its keys (4 MiB at worst). A larger one
+/// is freed; a slot with more keys grows its bucket again by doubling, a few reallocations
+/// against the sort of more than 64 keys.
+const PARK_MAX_KEYS: usize = 64;
 
 /// The slot of a key (its time, the high 64 bits, cut into slots).
 #[inline(always)]
@@ -51,9 +62,9 @@ fn slot_of(key: u128) -> u64 {
 
 /// Timers, smallest key first (see the module's text).
 pub struct TimerWheel {
-    /// Keys of slot `cur` (and earlier) sorted in decreasing order: the next one is last.
+    /// Keys of slot `cur` sorted in decreasing order: the next one is last.
     run: Vec<u128>,
-    /// Keys pushed for slot `cur` or earlier after `run` was sorted.
+    /// Keys pushed for slot `cur` or earlier after `run` was sorted (a `DaryHeap`).
     late: DaryHeap,
     /// The smallest key held, or `u128::MAX` when empty: one load for the event queue, which
     /// compares it with the link heap's head at every event.
@@ -80,7 +91,8 @@ impl Default for TimerWheel {
 
 impl TimerWheel {
     /// An empty wheel. Nothing is reserved for keys: the build's pushes (every flow's start)
-    /// land in buckets, whose vectors later serve as the sorted run in turn.
+    /// land in whichever store their times fall in (`late` before 1.07 ms, buckets up to 4.4 s,
+    /// `far` beyond), each grown as needed.
     pub fn new() -> Self {
         TimerWheel {
             run: Vec::new(),
@@ -146,7 +158,7 @@ impl TimerWheel {
             return None;
         }
         if self.run.is_empty() && self.late.is_empty() {
-            // Only keys pushed into buckets while the wheel was empty: enter their slot.
+            // Only keys pushed into buckets or `far` while the wheel was empty: enter a slot.
             self.advance();
         }
         let top = self.head;
@@ -176,6 +188,13 @@ impl TimerWheel {
         }
     }
 
+    /// Keys of room held by the run and the buckets (the two heaps aside): what the memory
+    /// test bounds.
+    #[cfg(test)]
+    fn room_keys(&self) -> usize {
+        self.run.capacity() + self.buckets.iter().map(Vec::capacity).sum::<usize>()
+    }
+
     /// The keys, in no particular order.
     pub fn iter(&self) -> impl Iterator<Item = u128> + '_ {
         self.run.iter().copied().chain(self.late.iter()).chain(self.buckets.iter().flatten().copied()).chain(self.far.iter())
@@ -200,8 +219,12 @@ impl TimerWheel {
         self.cur = next;
         let b = (next as usize) & (SLOTS - 1);
         if self.in_use[b / 64] & (1 << (b % 64)) != 0 {
-            // The emptied run's vector becomes the bucket's: both keep their capacity.
+            // The emptied run's vector becomes the bucket's (no allocation while slots stay
+            // small), unless it grew large (see `PARK_MAX_KEYS`).
             std::mem::swap(&mut self.run, &mut self.buckets[b]);
+            if self.buckets[b].capacity() > PARK_MAX_KEYS {
+                self.buckets[b] = Vec::new();
+            }
             self.in_use[b / 64] &= !(1 << (b % 64));
             self.bucketed -= self.run.len();
         }
@@ -217,7 +240,7 @@ impl TimerWheel {
         // A stable sort (keys are unique, so any sort gives this order): a bucket fills in
         // nearly increasing order (timers armed in the order they will fire), whose runs the
         // merge sort finds; the unstable sort took 55 M of the N = 100,000 loop's instructions,
-        // this one about 28 M.
+        // this one about 28 M. Above 256 keys it allocates a scratch buffer (std's sort).
         self.run.sort();
         self.run.reverse();
     }
@@ -225,7 +248,7 @@ impl TimerWheel {
     /// How many slots after `cur` the next bucket in use lies (1 to `SLOTS - 1`; some bucket
     /// is in use).
     fn next_bucket_distance(&self) -> u64 {
-        let start = (self.cur as usize + 1) & (SLOTS - 1);
+        let start = ((self.cur + 1) as usize) & (SLOTS - 1);
         // Walk the bitmap from `start`, wrapping once; the word holding `start` is visited
         // twice (its high bits first, its low bits at the end).
         let (w0, bit0) = (start / 64, start % 64);
@@ -287,11 +310,39 @@ mod tests {
         assert_eq!(got, vec![63, 70, 1000, 60 + SLOTS as u64 - 2]);
     }
 
+    #[test]
+    fn timers_rearmed_together_do_not_leave_every_bucket_holding_their_room() {
+        // 20,000 timers that fire in one slot and are re-armed together 300 ms later, for 60
+        // simulated seconds: each turn the slot's run is 20,000 keys, which parked in a bucket
+        // each time would leave about 4,096 x 20,000 keys of room after enough turns.
+        let mut w = TimerWheel::new();
+        let n = 20_000u64;
+        let mut seq = 0;
+        for i in 0..n {
+            seq += 1;
+            w.push(key(1_000_000 + i, seq));
+        }
+        let step = 300_000_000_000u64; // 300 ms
+        let mut fired = 0;
+        while let Some(k) = w.pop() {
+            let t = (k >> 64) as u64;
+            if t > 60_000_000_000_000 {
+                break;
+            }
+            fired += 1;
+            seq += 1;
+            w.push(key(t + step, seq));
+        }
+        assert!(fired > 100 * n as usize);
+        // The live keys' room (about 2 x n for the run and its bucket) plus small parked vectors.
+        assert!(w.room_keys() < 3 * n as usize + SLOTS * PARK_MAX_KEYS, "{} keys of room", w.room_keys());
+    }
+
     proptest! {
         /// Any interleaving of pushes (times from now on, some within the current slot, some
         /// many wheel spans ahead), pops and trims leaves keys exactly as std's heap does.
         #[test]
-        fn pops_what_a_binary_heap_pops(ops in proptest::collection::vec((0u8..5, 0u64..u64::MAX), 1..600)) {
+        fn pops_what_a_binary_heap_pops(ops in proptest::collection::vec((0u8..6, 0u64..u64::MAX), 1..600)) {
             let mut w = TimerWheel::default();
             let mut h = BinaryHeap::new();
             let mut now = 0u64;
@@ -299,6 +350,14 @@ mod tests {
             for (op, r) in ops {
                 if op == 4 {
                     w.shrink_to_fit();
+                } else if op == 5 {
+                    // Near the end of time: the last slots, the far heap's top, no overflow.
+                    seq += 1;
+                    let k = key(u64::MAX - r % ((2 * SLOTS as u64) << SLOT_SHIFT), seq);
+                    if (k >> 64) as u64 >= now {
+                        w.push(k);
+                        h.push(Reverse(k));
+                    }
                 } else if op == 0 {
                     let got = w.pop();
                     let want = h.pop().map(|Reverse(k)| k);
