@@ -155,8 +155,7 @@ pub fn build(sc: &Scenario, seed: Option<u64>, origin: &str) -> Result<Simulatio
     let build_route_steps = router.route_steps();
     drop(router);
     // Room for the events pushed here (a start per flow, route changes, first arrivals); the
-    // stores grow by doubling as the run needs more, and the timer wheel's are trimmed below,
-    // so an idle flow's share stays one entry.
+    // heaps grow by doubling as the run needs more, so an idle flow's share stays one entry.
     let mut queue = EventQueue::with_capacity(flows.len() + change_times.len() + first_arrivals.len() + 16);
     for (i, f) in flows.iter_mut().enumerate() {
         f.timers.slots[TIMER_APP as usize] = crate::flows::TimerSlot { deadline: f.start, pending: f.start };
@@ -173,7 +172,6 @@ pub fn build(sc: &Scenario, seed: Option<u64>, origin: &str) -> Result<Simulatio
     for &(t, p) in &first_arrivals {
         queue.push(t, Event::Arrival { process: p });
     }
-    queue.shrink_timers_to_fit();
 
     let prefetch_timers = flows.len() >= crate::simulation::PREFETCH_MIN_FLOWS;
     let flow_first_port = flows.iter().map(|f| crate::simulation::first_port(&routes, f.fwd_route)).collect();

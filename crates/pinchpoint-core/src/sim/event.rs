@@ -10,7 +10,7 @@
 //! Events are small `Copy` values that name their target by arena index; no packet ever sits
 //! in the heap (links keep their packets in flight in a ring, see `net::port`).
 
-use super::timer_wheel::TimerWheel;
+use super::dary_heap::DaryHeap;
 use super::time::SimTime;
 
 /// What happens at an instant. Every variant names its target by index into an arena.
@@ -110,7 +110,7 @@ fn arrive_port(w: u64) -> Option<u32> {
 /// A heap entry: the time in the high 64 bits, the sequence number and payload in the low 64,
 /// so that one 128-bit comparison orders by time, then by insertion (FIFO among equal times).
 /// The order is reversed so that std's max-heap (the link heap) pops the earliest first; the
-/// timer store (`TimerWheel`, smallest first) holds the bare `u128`.
+/// timer heap (`DaryHeap`, a min-heap) holds the bare `u128`.
 #[derive(Clone, Copy, PartialEq, Eq)]
 struct Entry(u128);
 
@@ -142,22 +142,22 @@ impl Ord for Entry {
     }
 }
 
-/// Priority queue of future events, in two stores of packed 16-byte entries: a heap for link
-/// events (`TxDone`, `Arrive`), whose number follows the busy ports, and a timing wheel for
-/// timers, whose number follows the flows. The link heap stays shallow however many idle flows there are,
+/// Priority queue of future events, in two heaps of packed 16-byte entries: one for link
+/// events (`TxDone`, `Arrive`), whose number follows the busy ports, and one for timers, whose
+/// number follows the flows. The link heap stays shallow however many idle flows there are,
 /// which keeps the per-hop cost flat from 10 to 10,000 flows; a pop compares the two heads,
 /// and the global sequence number keeps FIFO order among equal times across both.
 /// The link heap is std's binary heap (a single 4-ary heap for every event measured more
-/// instructions per packet-hop under callgrind: 799 against 748 at N = 10). The timers wait in
-/// a hashed timing wheel whose current slot is sorted (`sim::timer_wheel`): at N = 100,000 it
-/// holds about 101,000 entries, which a heap's pop walked level by level (issue 13, round 11;
-/// before it, a cache-line-aligned 4-ary heap, `sim::dary_heap`, round 7). Keys are unique, so
-/// it pops in exactly the order std's binary heap did.
+/// instructions per packet-hop under callgrind: 799 against 748 at N = 10). The timer heap is
+/// a 4-ary heap whose sibling groups fill one cache line (`sim::dary_heap`): at N = 100,000 it
+/// holds about 101,000 entries and a pop walks ~9 lines instead of ~17 (issue 13, round 7;
+/// figures in bench/README.md, "(round 7, dheap)"). Keys are unique, so it pops in exactly
+/// the order std's binary heap did.
 #[derive(Default)]
 pub struct EventQueue {
     net: std::collections::BinaryHeap<Entry>,
     /// Timer entries (`Entry::0`), smallest (earliest) first.
-    timers: TimerWheel,
+    timers: DaryHeap,
     next_seq: u64,
 }
 
@@ -166,16 +166,9 @@ impl EventQueue {
     pub fn with_capacity(cap: usize) -> Self {
         EventQueue {
             net: std::collections::BinaryHeap::with_capacity(cap),
-            timers: TimerWheel::new(),
+            timers: DaryHeap::with_capacity(cap),
             next_seq: 0,
         }
-    }
-
-    /// Frees the timer wheel's spare room: the build's pushes (one start per flow) land in
-    /// whichever of its stores their times fall in, each grown by doubling (up to 16 idle bytes
-    /// a flow otherwise).
-    pub fn shrink_timers_to_fit(&mut self) {
-        self.timers.shrink_to_fit();
     }
 
     /// Schedules `event` at `time`.
@@ -224,7 +217,7 @@ impl EventQueue {
     /// sequence number 0, a timer a positive one).
     #[inline]
     fn head_is_net(&self) -> Option<bool> {
-        // An empty timer wheel reads `u128::MAX`, later than every link entry.
+        // An empty timer heap reads `u128::MAX`, later than every link entry.
         let t = self.timers.head();
         match self.net.peek() {
             Some(a) => Some(a.0 < t),
@@ -316,7 +309,7 @@ impl EventQueue {
         self.net.is_empty() && self.timers.is_empty()
     }
 
-    /// The earliest timer-wheel event if it is a flow timer, as (time, flow, slot), left in the
+    /// The earliest timer-heap event if it is a flow timer, as (time, flow, slot), left in the
     /// queue: a read-only look for the run loop's prefetches (`sim::prefetch`). It may not be
     /// the next event overall (link events come between).
     #[inline]

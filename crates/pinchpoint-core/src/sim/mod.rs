@@ -4,7 +4,6 @@ pub mod event;
 pub mod prefetch;
 pub mod rng;
 pub mod time;
-pub mod timer_wheel;
 pub mod units;
 
 pub use event::{Event, EventQueue};
