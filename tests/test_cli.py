@@ -92,6 +92,22 @@ def test_bench_json_lines(tmp_path):
     assert 0 < row["goodput_bps"] <= 100e6
 
 
+@pytest.mark.parametrize("args, named", [
+    (("--flows", "0"), "--flows"),
+    (("--flows", "10,abc"), "--flows"),
+    (("--flows", ","), "--flows"),
+    (("--flows", "10", "--sim-s", "0"), "--sim-s"),
+    (("--flows", "10", "--repeat", "0"), "--repeat"),
+    (("--flows", "10", "--per-flow-mbps", "-1"), "--per-flow-mbps"),
+    (("--flows", "10", "--start-jitter-ms", "-5"), "--start-jitter-ms"),
+])
+def test_bench_refuses_bad_options_naming_the_option_without_a_traceback(args, named):
+    p = cli("bench", *args)
+    assert p.returncode == 2, (p.stdout, p.stderr)
+    out = p.stdout + p.stderr
+    assert named in out and "Traceback" not in out
+
+
 def test_sweep_takes_table_values_zip_and_a_plan_and_names_bad_parameters(tmp_path):
     f = tmp_path / "good.toml"
     f.write_text(GOOD.replace('duration = "2s"', 'duration = "0.5s"'))

@@ -242,7 +242,11 @@ def bench(
     """Benchmark the dumbbell (N TCP NewReno flows over a 100 Mbit/s bottleneck, or one that grows with N)."""
     from . import bench as bench_mod
 
-    sizes = [int(x) for x in flows.split(",") if x.strip()]
+    sizes = _bench_sizes(flows)
+    if not (0 < sim_s < float("inf")):
+        _fail(f"--sim-s: expected a positive number of simulated seconds, got {sim_s!r}")
+    if repeat < 1:
+        _fail(f"--repeat: expected at least 1 run per size, got {repeat}")
     if against not in (None, "ns3"):
         _fail(f"--against: expected 'ns3', got {against!r}")
     if per_flow_mbps is not None and not (0 < per_flow_mbps < float("inf")):
@@ -272,6 +276,24 @@ def bench(
                 print(json.dumps({k: rows[-1][k] for k in bench_mod.JSON_KEYS}), flush=True)
     if not as_json:
         out_console.print(bench_mod.table(rows))
+
+
+def _bench_sizes(flows: str) -> list[int]:
+    """The flow counts of `bench --flows`: comma-separated positive integers, at least one."""
+    sizes = []
+    for part in flows.split(","):
+        if not part.strip():
+            continue
+        try:
+            n = int(part)
+        except ValueError:
+            n = 0
+        if n < 1:
+            _fail(f"--flows: expected comma-separated positive flow counts (e.g. 10,100), got {part.strip()!r}")
+        sizes.append(n)
+    if not sizes:
+        _fail(f"--flows: expected comma-separated positive flow counts (e.g. 10,100), got {flows!r}")
+    return sizes
 
 
 @app.command()
