@@ -108,6 +108,19 @@ def test_bench_refuses_bad_options_naming_the_option_without_a_traceback(args, n
     assert named in out and "Traceback" not in out
 
 
+def test_run_refuses_a_negative_seed_and_maxmin_a_negative_instant(tmp_path):
+    f = tmp_path / "good.toml"
+    f.write_text(GOOD)
+    for args, named in ((("run", f, "--seed", "-1", "-q"), "--seed"), (("maxmin", f, "--at", "-3"), "--at")):
+        p = cli(*args)
+        out = p.stdout + p.stderr
+        assert p.returncode == 2 and named in out and "Traceback" not in out, out
+    from pinchpoint import api
+
+    with pytest.raises(ValueError, match="seed"):
+        api.load(f, seed=-1)
+
+
 def test_sweep_takes_table_values_zip_and_a_plan_and_names_bad_parameters(tmp_path):
     f = tmp_path / "good.toml"
     f.write_text(GOOD.replace('duration = "2s"', 'duration = "0.5s"'))

@@ -99,6 +99,8 @@ def run(
                     "r1->r2) into a pcapng file in --out (or the current directory); repeatable.")] = None,
 ) -> None:
     """Run a scenario: progress bar, summary table, results written atomically to --out."""
+    if seed is not None and not (0 <= seed < 2**64):
+        _fail(f"--seed: expected an integer from 0 to 2^64 - 1, got {seed}")
     try:
         if pcap:
             from .scenario import Scenario
@@ -211,6 +213,8 @@ def maxmin(
     """Max-min fair rates of the scenario's flows at an instant (ack overhead and desired rates included)."""
     from .optimum import maxmin as calc
 
+    if not (0 <= at < float("inf")):
+        _fail(f"--at: expected an instant of 0 s or later, got {at!r}")
     try:
         res = calc(scenario, at=at, active=active.split(",") if active else None)
     except (_native.ScenarioError, ValueError) as e:
