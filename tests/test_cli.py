@@ -140,3 +140,12 @@ def test_sweep_takes_table_values_zip_and_a_plan_and_names_bad_parameters(tmp_pa
     bad = cli("sweep", f, "--set", "flows.g.cc=reno", "--store", db)
     assert bad.returncode == 2 and "parameter 'flows.g.cc': no element named 'g'" in bad.stderr
     assert "Traceback" not in bad.stderr
+
+
+def test_store_merge_without_a_spool_says_so_and_creates_nothing_and_refuses_a_directory(tmp_path):
+    db = tmp_path / "s.duckdb"
+    p = cli("store", "merge", db)
+    assert p.returncode == 0 and "nothing to merge" in p.stdout, p.stdout + p.stderr
+    assert not db.exists()
+    p = cli("store", "merge", tmp_path)
+    assert p.returncode == 2 and "directory" in p.stdout + p.stderr

@@ -445,6 +445,12 @@ def store_merge(store: Annotated[Path, typer.Argument(help="The DuckDB store.")]
     """Merge runs left in STORE.spool/ (when the store was locked too long) into the store."""
     from .store import Store
 
+    if store.is_dir():
+        _fail(f"{store}: expected a DuckDB store file, got a directory")
+    spool = Path(str(store) + ".spool")  # where Store keeps it (store.py)
+    if not spool.is_dir():
+        out_console.print(f"nothing to merge: {spool}/ does not exist")
+        return
     n = Store(store).merge()
     out_console.print(f"merged {n} run(s) into {store}")
 
