@@ -149,3 +149,47 @@ def test_store_merge_without_a_spool_says_so_and_creates_nothing_and_refuses_a_d
     assert not db.exists()
     p = cli("store", "merge", tmp_path)
     assert p.returncode == 2 and "directory" in p.stdout + p.stderr
+
+
+def test_run_refuses_an_out_that_is_a_file_or_a_folder_of_other_things_and_leaves_it_as_it_was(tmp_path):
+    f = tmp_path / "good.toml"
+    f.write_text(GOOD)
+    folder = tmp_path / "project"
+    folder.mkdir()
+    (folder / "notes.txt").write_text("important")
+    a_file = tmp_path / "report.txt"
+    a_file.write_text("keep me")
+    for out in (folder, a_file):
+        p = cli("run", f, "--out", out, "-q")
+        assert p.returncode == 2 and "--out" in p.stdout + p.stderr and "Traceback" not in p.stdout + p.stderr
+    assert (folder / "notes.txt").read_text() == "important" and sorted(x.name for x in folder.iterdir()) == ["notes.txt"]
+    assert a_file.read_text() == "keep me"
+    assert sorted(x.name for x in tmp_path.iterdir()) == ["good.toml", "project", "report.txt"]
+    # An empty folder and a previous run's results are replaced.
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    for out in (empty, empty):
+        p = cli("run", f, "--out", out, "-q")
+        assert p.returncode == 0, p.stdout + p.stderr
+        assert (out / "meta.json").exists()
+
+
+def test_results_write_and_api_run_refuse_to_replace_what_is_not_results(tmp_path):
+    import pinchpoint as pp
+
+    f = tmp_path / "good.toml"
+    f.write_text(GOOD.replace('duration = "2s"', 'duration = "0.2s"'))
+    folder = tmp_path / "project"
+    folder.mkdir()
+    (folder / "notes.txt").write_text("important")
+    with pytest.raises(FileExistsError, match="not replaced"):
+        pp.run(f, out=folder)
+    r = pp.run(f)
+    with pytest.raises(FileExistsError, match="not replaced"):
+        r.write(folder)
+    a_file = tmp_path / "x.parquet"
+    a_file.write_text("keep me")
+    with pytest.raises(FileExistsError, match="not a directory"):
+        r.write(a_file)
+    assert (folder / "notes.txt").read_text() == "important" and a_file.read_text() == "keep me"
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]

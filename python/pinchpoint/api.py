@@ -7,7 +7,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from . import _native
+from . import _native, atomic
 from .results import Results
 from .scenario import Scenario
 
@@ -102,8 +102,14 @@ def run(scenario: ScenarioLike, seed: int | None = None, *,
         seed: overrides the scenario's master seed.
         progress: called as ``progress(now_s, end_s)`` after each of ``steps`` slices of
             simulated time.
-        out: if given, the results are also written there (Parquet, atomically).
+        out: if given, the results are also written there (Parquet, atomically); an existing
+            ``out`` that is neither empty nor a results directory raises
+            :class:`FileExistsError` before the run.
     """
+    if out is not None:
+        from .results import RESULTS_DIR_WHAT, is_replaceable_results_dir
+
+        atomic.refuse_to_replace(out, is_replaceable_results_dir, RESULTS_DIR_WHAT)
     sim = load(scenario, seed)
     end = sim.end_s
     t0 = time.perf_counter()

@@ -104,12 +104,31 @@ def recover(out: Path) -> Path:
     return out
 
 
-def write_dir(out_dir: str | Path, fill: Callable[[Path], None]) -> Path:
+def refuse_to_replace(out: str | Path, replaces: Callable[[Path], bool] | None = None, what: str = "") -> None:
+    """Raises :class:`FileExistsError` if ``out`` exists and :func:`write_dir` must not replace
+    it: a file (only directories are replaced), or a directory for which ``replaces(out)`` is
+    false (``what`` says what it was expected to be). Replacing deletes the old directory, so a
+    wrong ``--out`` (a project folder, a home directory) must be refused, not emptied."""
+    out = Path(out)
+    if not out.exists():
+        return
+    if not out.is_dir():
+        raise FileExistsError(f"{out}: exists and is not a directory: not replaced; choose another path or remove it")
+    if replaces is not None and not replaces(out):
+        raise FileExistsError(f"{out}: exists and is not {what}: not replaced; choose another directory or remove it")
+
+
+def write_dir(out_dir: str | Path, fill: Callable[[Path], None], replaces: Callable[[Path], bool] | None = None,
+              what: str = "") -> Path:
     """Creates ``out_dir`` with the files ``fill(tmp)`` writes into an empty directory,
-    replacing any previous ``out_dir`` only once the new one is complete."""
+    replacing any previous ``out_dir`` only once the new one is complete. An existing
+    ``out_dir`` is replaced only if it is a directory and ``replaces(out_dir)`` (when given)
+    holds; otherwise :class:`FileExistsError` (see :func:`refuse_to_replace`) and nothing is
+    written."""
     out = Path(out_dir)
     out.parent.mkdir(parents=True, exist_ok=True)
     recover(out)
+    refuse_to_replace(out, replaces, what)
     tmp = _name(out, "tmp")
     os.mkdir(tmp)
     _OWN_TEMPS.add(tmp)

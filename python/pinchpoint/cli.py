@@ -101,6 +101,15 @@ def run(
     """Run a scenario: progress bar, summary table, results written atomically to --out."""
     if seed is not None and not (0 <= seed < 2**64):
         _fail(f"--seed: expected an integer from 0 to 2^64 - 1, got {seed}")
+    if out is not None:
+        from . import atomic
+        from .results import RESULTS_DIR_WHAT, is_replaceable_results_dir
+
+        try:
+            # Before the run: writing replaces --out, which must not be someone's folder.
+            atomic.refuse_to_replace(out, is_replaceable_results_dir, RESULTS_DIR_WHAT)
+        except FileExistsError as e:
+            _fail(f"--out: {e}")
     try:
         if pcap:
             from .scenario import Scenario

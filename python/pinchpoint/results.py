@@ -75,6 +75,16 @@ def _version() -> str:
     return __version__
 
 
+#: What :meth:`Results.write` replaces, in its refusal's words.
+RESULTS_DIR_WHAT = "an empty or results directory (no meta.json)"
+
+
+def is_replaceable_results_dir(d: Path) -> bool:
+    """True if :meth:`Results.write` may replace the existing directory ``d``: it is empty, or
+    it holds ``meta.json`` (a previous run's results)."""
+    return (d / "meta.json").exists() or not any(d.iterdir())
+
+
 class Results:
     """What one run produced.
 
@@ -257,7 +267,9 @@ class Results:
 
     def write(self, out_dir: str | Path) -> Path:
         """Writes every table as Parquet (each with ``run``, ``scenario`` and ``seed``
-        columns), the resolved scenario and ``meta.json`` into ``out_dir``.
+        columns), the resolved scenario and ``meta.json`` into ``out_dir``. An existing
+        ``out_dir`` is replaced only if it is empty or a results directory (it holds
+        ``meta.json``); anything else raises :class:`FileExistsError` and is left untouched.
 
         The directory appears whole or not at all (see :mod:`pinchpoint.atomic`): files go to
         a temporary directory beside it, which is renamed into place at the end. Leftovers of
@@ -273,7 +285,7 @@ class Results:
             (tmp / "scenario.toml").write_text(self.scenario_toml)
             (tmp / "meta.json").write_text(json.dumps(self.meta, indent=2, sort_keys=True) + "\n")
 
-        return atomic.write_dir(out_dir, fill)
+        return atomic.write_dir(out_dir, fill, replaces=is_replaceable_results_dir, what=RESULTS_DIR_WHAT)
 
     @classmethod
     def read(cls, out_dir: str | Path) -> Results:
