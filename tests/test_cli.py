@@ -193,3 +193,19 @@ def test_results_write_and_api_run_refuse_to_replace_what_is_not_results(tmp_pat
         r.write(a_file)
     assert (folder / "notes.txt").read_text() == "important" and a_file.read_text() == "keep me"
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
+
+
+def test_sweep_table_and_schema_are_written_whole(tmp_path):
+    # The writers go through atomic.write_file: no sibling is left and the file is complete.
+    out = tmp_path / "schema.json"
+    p = cli("schema", "--out", out)
+    assert p.returncode == 0 and json.loads(out.read_text())["title"]
+    f = tmp_path / "good.toml"
+    f.write_text(GOOD.replace('duration = "2s"', 'duration = "0.2s"'))
+    table = tmp_path / "t.parquet"
+    p = cli("sweep", f, "--seeds", "1,2", "--out", table, "--store", tmp_path / "s.duckdb", "--workers", "1")
+    assert p.returncode == 0, p.stdout + p.stderr
+    import pandas as pd
+
+    assert len(pd.read_parquet(table)) == 2
+    assert not [x for x in tmp_path.iterdir() if x.name.startswith(".")]

@@ -156,6 +156,11 @@ def write_dir(out_dir: str | Path, fill: Callable[[Path], None], replaces: Calla
     return out
 
 
+def write_text(path: str | Path, text: str) -> Path:
+    """Writes ``text`` to the file ``path`` as :func:`write_file` does: whole or not at all."""
+    return write_file(path, lambda tmp: tmp.write_text(text))
+
+
 def write_file(path: str | Path, fill: Callable[[Path], None]) -> Path:
     """Creates the file ``path`` from what ``fill(tmp)`` writes to a sibling ``.NAME.tmp-PID-X``,
     renamed over ``path`` in one step once ``fill`` returns: a reader sees the previous file or

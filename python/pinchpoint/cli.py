@@ -444,7 +444,9 @@ def sweep(
         console.print(f"[yellow]warning:[/] {escape(str(w.message))}", highlight=False, soft_wrap=True)
     if out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)
-        table.to_parquet(out) if out.suffix == ".parquet" else table.to_csv(out, index=False)
+        from . import atomic
+
+        atomic.write_file(out, lambda tmp: table.to_parquet(tmp) if out.suffix == ".parquet" else table.to_csv(tmp, index=False))
     out_console.print(table.to_string(index=False))
     out_console.print(f"stored in {store}" + (f"; series in {store}.series/" if keep else ""))
 
@@ -498,7 +500,9 @@ def schema(out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Writ
     if out is None:
         sys.stdout.write(text)
     else:
-        out.write_text(text)
+        from . import atomic
+
+        atomic.write_text(out, text)
 
 
 @app.command()

@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from . import atomic
+
 
 def verdict(agrees: bool | None) -> str:
     """The verdict word of a claims table: ``agrees``, ``differs``, or ``n/a`` when the claim
@@ -61,7 +63,7 @@ def write_report(out_dir: Path, lines: Sequence[str], figures: Sequence[str] = (
     if figures:
         lines += ["", "## Figures", ""] + [f"![{n}]({n})" for n in figures]
     report = Path(out_dir) / "report.md"
-    report.write_text("\n".join(lines) + ("\n" if final_newline else ""))
+    atomic.write_text(report, "\n".join(lines) + ("\n" if final_newline else ""))
     if progress:
         progress("done", 1.0)
     return report
@@ -262,7 +264,7 @@ def write_html(md_path: str | Path, title: str | None = None) -> Path:
     m = re.search(r"^#\s+(.*)$", text, re.M)
     page = markdown_to_html(text, title or (m.group(1) if m else md_path.stem), base=md_path.parent)
     out = md_path.with_suffix(".html")
-    out.write_text(page)
+    atomic.write_text(out, page)
     return out
 
 
@@ -278,6 +280,4 @@ def write_index(out_dir: str | Path, reports: dict[str, Path], descriptions: dic
         rows.append(f"| [{name}]({rel.as_posix()}) | {desc} |")
     md = "\n".join(["# pinchpoint reproductions", "", "| reproduction | document |", "|---|---|", *rows, ""])
     page = markdown_to_html(md, "pinchpoint reproductions", base=out_dir)
-    p = out_dir / "index.html"
-    p.write_text(page)
-    return p
+    return atomic.write_text(out_dir / "index.html", page)

@@ -340,9 +340,9 @@ class Scenario:
 
     def save(self, path: str | Path) -> Path:
         """Writes the scenario as a TOML file."""
-        p = Path(path)
-        p.write_text(self.to_toml())
-        return p
+        from . import atomic
+
+        return atomic.write_text(Path(path), self.to_toml())
 
     @classmethod
     def from_dict(cls, d: dict[str, Any], origin: str = "<dict>") -> Scenario:

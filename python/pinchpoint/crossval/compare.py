@@ -13,6 +13,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+from .. import atomic
 from ..stats import jain
 from .ns3_run import available, run_plan  # noqa: F401  (re-exported for the CLI)
 from .translate import CrossvalUnsupported, translate, translate_file  # noqa: F401
@@ -162,8 +163,8 @@ def study(out_dir: Path, grid=STUDY_GRID, duration_s: float = 60.0) -> list[dict
                 "wall_s": c["summary"][side]["wall_s"]}
         rows.append(row)
         print(json.dumps(row), flush=True)
-    (out_dir / "study.json").write_text(json.dumps(rows, indent=1))
-    (out_dir / "study.md").write_text(study_markdown(rows))
+    atomic.write_text(out_dir / "study.json", json.dumps(rows, indent=1))
+    atomic.write_text(out_dir / "study.md", study_markdown(rows))
     return rows
 
 

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ... import atomic
 from ...report import Claim, claims_table, write_report
 from ...stats import binned_time_means
 from ..jobs import Job, run_jobs
@@ -244,7 +245,7 @@ def reproduce(out_dir: Path, quick: bool = False, progress: Callable[[str, float
 
     table = pd.DataFrame.from_dict(rows, orient="index")
     table.index = pd.MultiIndex.from_tuples(table.index, names=["mix", "policy"])
-    table.to_csv(out_dir / "summary.csv")
+    atomic.write_file(out_dir / "summary.csv", lambda tmp: table.to_csv(tmp))
     cl = claims(rows, early)
     agree = sum(c.agrees for c in cl)
 
