@@ -209,3 +209,32 @@ def test_sweep_table_and_schema_are_written_whole(tmp_path):
 
     assert len(pd.read_parquet(table)) == 2
     assert not [x for x in tmp_path.iterdir() if x.name.startswith(".")]
+
+
+def test_a_store_path_that_is_not_a_duckdb_file_is_refused_before_the_run_and_left_as_it_was(tmp_path):
+    # DuckDB opened a .csv given as the store without complaint and the run merged into it was
+    # lost (the command said nothing); now every way in refuses it, naming the file.
+    f = tmp_path / "good.toml"
+    f.write_text(GOOD.replace('duration = "2s"', 'duration = "0.2s"'))
+    csv = tmp_path / "data.csv"
+    csv.write_text("a,b\n1,2\n")
+    for args in (("run", f, "--store", csv, "-q"), ("sweep", f, "--seeds", "1", "--store", csv, "--workers", "1"),
+                 ("store", "merge", csv)):
+        p = cli(*args)
+        out = p.stdout + p.stderr
+        assert p.returncode == 2 and "not a DuckDB database" in out and "Traceback" not in out, out
+    assert csv.read_text() == "a,b\n1,2\n"
+    assert sorted(x.name for x in tmp_path.iterdir()) == ["data.csv", "good.toml"]
+    from pinchpoint import store
+
+    with pytest.raises(store.NotAStore):
+        store.Store(csv)
+    empty = tmp_path / "empty.duckdb"
+    empty.touch()
+    with pytest.raises(store.NotAStore):
+        store.Store(empty)
+    import pinchpoint as pp
+
+    db = tmp_path / "new.duckdb"
+    key = store.Store(db).put(pp.run(f))
+    assert store.Store(db).put(pp.run(f)) == key  # a real store opens again

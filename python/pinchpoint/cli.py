@@ -101,6 +101,13 @@ def run(
     """Run a scenario: progress bar, summary table, results written atomically to --out."""
     if seed is not None and not (0 <= seed < 2**64):
         _fail(f"--seed: expected an integer from 0 to 2^64 - 1, got {seed}")
+    if store is not None:
+        from .store import NotAStore, check_store_path
+
+        try:
+            check_store_path(store)  # before the run, not after it
+        except NotAStore as e:
+            _fail(f"--store: {e}")
     if out is not None:
         from . import atomic
         from .results import RESULTS_DIR_WHAT, is_replaceable_results_dir
@@ -407,7 +414,7 @@ def sweep(
     from . import sweep as sweep_mod
     from .plan import PlanError
     from .scenario import ParameterError
-    from .store import StoreLocked
+    from .store import NotAStore, StoreLocked
 
     def params(items: Optional[list[str]], opt: str) -> dict[str, list]:
         d: dict[str, list] = {}
@@ -437,7 +444,7 @@ def sweep(
             table = sweep_mod.sweep(scenario, grid, seeds=seed_list, store=store, scheduler=scheduler,
                                     workers=workers, zip=zipped or None, plan=plan, keep=[keep] if keep else (),
                                     progress=lambda d, n: prog.update(task, completed=d, total=n))
-    except (_native.ScenarioError, ParameterError, PlanError, StoreLocked) as e:
+    except (_native.ScenarioError, ParameterError, PlanError, StoreLocked, NotAStore) as e:
         _fail(str(e))
         return
     for w in caught:
@@ -456,8 +463,12 @@ def store_merge(store: Annotated[Path, typer.Argument(help="The DuckDB store.")]
     """Merge runs left in STORE.spool/ (when the store was locked too long) into the store."""
     from .store import Store
 
-    if store.is_dir():
-        _fail(f"{store}: expected a DuckDB store file, got a directory")
+    from .store import NotAStore, check_store_path
+
+    try:
+        check_store_path(store)
+    except NotAStore as e:
+        _fail(str(e))
     spool = Path(str(store) + ".spool")  # where Store keeps it (store.py)
     if not spool.is_dir():
         out_console.print(f"nothing to merge: {spool}/ does not exist")

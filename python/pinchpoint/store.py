@@ -70,6 +70,26 @@ SUMMARIES = ("flows", "ports", "links", "transfers", "groups")
 OPTIONAL_TABLES = ("flow_rates",)
 
 
+class NotAStore(ValueError):
+    """The path given as a store exists and is not a DuckDB database (or is a directory)."""
+
+
+def check_store_path(path: Path) -> None:
+    """Raises :class:`NotAStore` if ``path`` exists and is not a DuckDB database file: DuckDB
+    opened some other files (a ``.csv``) without complaint and the runs merged into them were
+    lost. A database file holds DuckDB's magic bytes ``DUCK`` at offset 8 (DuckDB itself refuses
+    an empty file)."""
+    if not path.exists():
+        return
+    if path.is_dir():
+        raise NotAStore(f"{path}: expected a DuckDB store file, got a directory")
+    with open(path, "rb") as f:
+        head = f.read(12)
+    if head[8:12] != b"DUCK":
+        raise NotAStore(f"{path}: exists and is not a DuckDB database (no DUCK header); give a new or a "
+                        "DuckDB file as the store")
+
+
 class StoreLocked(RuntimeError):
     """The store stayed locked by another process for longer than the timeout."""
 
@@ -133,6 +153,7 @@ class Store:
 
     def __init__(self, path: str | Path, *, timeout_s: float = 60.0) -> None:
         self.path = Path(path)
+        check_store_path(self.path)
         self.timeout_s = timeout_s
         self.spool = Path(str(self.path) + ".spool")
         self.series_dir = Path(str(self.path) + ".series")
