@@ -238,3 +238,25 @@ def test_a_store_path_that_is_not_a_duckdb_file_is_refused_before_the_run_and_le
     db = tmp_path / "new.duckdb"
     key = store.Store(db).put(pp.run(f))
     assert store.Store(db).put(pp.run(f)) == key  # a real store opens again
+
+
+def test_directories_and_files_in_the_wrong_place_are_refused_with_the_path_named(tmp_path):
+    f = tmp_path / "good.toml"
+    f.write_text(GOOD.replace('duration = "2s"', 'duration = "0.2s"'))
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    a_file = tmp_path / "a_file"
+    a_file.write_text("keep")
+    cases = [
+        (("run", folder, "-q"), "got a directory"),
+        (("validate", folder), "got a directory"),
+        (("reproduce", "atn", "--quick", "--out", a_file), "not a directory"),
+        (("sweep", f, "--seeds", "1", "--out", folder, "--store", tmp_path / "s.duckdb", "--workers", "1"),
+         "is a directory"),
+    ]
+    for args, said in cases:
+        p = cli(*args)
+        out = p.stdout + p.stderr
+        assert p.returncode in (1, 2) and said in out and "Traceback" not in out, (args, out)
+    assert a_file.read_text() == "keep" and list(folder.iterdir()) == []
+    assert not (tmp_path / "s.duckdb").exists()

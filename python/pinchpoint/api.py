@@ -19,6 +19,8 @@ def _text(scenario: ScenarioLike) -> tuple[str, str, str]:
     if isinstance(scenario, Scenario):
         return scenario.to_json(), scenario.origin, "json"
     p = Path(scenario)
+    if p.is_dir():
+        raise _native.ScenarioError(f"{p}: expected a scenario file (TOML), got a directory")
     try:
         text = p.read_text()
     except FileNotFoundError:

@@ -435,6 +435,8 @@ def sweep(
         return
     if keep not in (None, "series"):
         _fail(f"--keep {keep!r}: expected 'series'")
+    if out is not None and out.is_dir():
+        _fail(f"--out: {out} is a directory; expected a table file (.csv or .parquet)")
     try:
         with warnings.catch_warnings(record=True) as caught, \
                 Progress(TextColumn("[bold]sweep"), BarColumn(), TextColumn("{task.completed}/{task.total} runs"),
@@ -489,6 +491,8 @@ def reproduce(
     todo = rep.names() if name == "all" else [name]
     if name != "all" and name not in rep.REPRODUCTIONS:
         _fail(f"unknown reproduction {name!r}; available: {', '.join(rep.names()) or 'none'}")
+    if out.exists() and not out.is_dir():
+        _fail(f"--out: {out} exists and is not a directory; expected a directory for the reports")
     reports = {}
     with Progress(TextColumn("[bold]{task.description}"), BarColumn(), TextColumn("{task.fields[label]}"),
                   TimeElapsedColumn(), console=console) as prog:
