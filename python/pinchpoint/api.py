@@ -7,8 +7,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from . import _native, atomic
-from .results import Results
+from . import _native
+from .results import Results, refuse_out_dir
 from .scenario import Scenario
 
 ScenarioLike = Scenario | str | Path
@@ -109,9 +109,7 @@ def run(scenario: ScenarioLike, seed: int | None = None, *,
             :class:`FileExistsError` before the run.
     """
     if out is not None:
-        from .results import RESULTS_DIR_WHAT, is_replaceable_results_dir
-
-        atomic.refuse_to_replace(out, is_replaceable_results_dir, RESULTS_DIR_WHAT)
+        refuse_out_dir(out)
     sim = load(scenario, seed)
     end = sim.end_s
     t0 = time.perf_counter()

@@ -109,12 +109,10 @@ def run(
         except NotAStore as e:
             _fail(f"--store: {e}")
     if out is not None:
-        from . import atomic
-        from .results import RESULTS_DIR_WHAT, is_replaceable_results_dir
+        from .results import refuse_out_dir
 
         try:
-            # Before the run: writing replaces --out, which must not be someone's folder.
-            atomic.refuse_to_replace(out, is_replaceable_results_dir, RESULTS_DIR_WHAT)
+            refuse_out_dir(out)  # before the run: writing replaces --out, which must not be someone's folder
         except FileExistsError as e:
             _fail(f"--out: {e}")
     try:
@@ -463,19 +461,17 @@ def sweep(
 @store_app.command("merge")
 def store_merge(store: Annotated[Path, typer.Argument(help="The DuckDB store.")]) -> None:
     """Merge runs left in STORE.spool/ (when the store was locked too long) into the store."""
-    from .store import Store
-
-    from .store import NotAStore, check_store_path
+    from .store import NotAStore, Store
 
     try:
-        check_store_path(store)
+        st = Store(store)
     except NotAStore as e:
         _fail(str(e))
-    spool = Path(str(store) + ".spool")  # where Store keeps it (store.py)
-    if not spool.is_dir():
-        out_console.print(f"nothing to merge: {spool}/ does not exist")
         return
-    n = Store(store).merge()
+    if not st.spool.is_dir():
+        out_console.print(f"nothing to merge: {st.spool}/ does not exist")
+        return
+    n = st.merge()
     out_console.print(f"merged {n} run(s) into {store}")
 
 

@@ -85,6 +85,12 @@ def is_replaceable_results_dir(d: Path) -> bool:
     return (d / "meta.json").exists() or not any(d.iterdir())
 
 
+def refuse_out_dir(out: str | Path) -> None:
+    """Raises :class:`FileExistsError` if :meth:`Results.write` would refuse ``out`` (a file, or
+    a directory neither empty nor of results): for callers that check before a run."""
+    atomic.refuse_to_replace(out, is_replaceable_results_dir, RESULTS_DIR_WHAT)
+
+
 class Results:
     """What one run produced.
 
