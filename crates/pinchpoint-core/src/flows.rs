@@ -412,7 +412,9 @@ impl Flow {
             let ds = fs.delay.get_or_insert_with(crate::metrics::DelayStats::new_boxed);
             ds.secs.add(d_s);
             ds.hist_ns.add(d / 1000, 1);
-            if pkt.ce() {
+            // Congestion experienced by either signal: the DECbit / ATN bit (`flags::CE`) or
+            // the IP ECN codepoint CE (RFC 3168) that RED, CoDel, PIE and FQ-CoDel set.
+            if pkt.ce_any() {
                 fs.data_ce_pkts += 1;
             }
             if let Some(tr) = trace {
@@ -421,7 +423,7 @@ impl Flow {
                 tr.delay_s.push(d_s);
                 tr.size_bytes.push(pkt.size_bytes);
                 tr.seq.push(pkt.seq);
-                tr.ce.push(pkt.ce());
+                tr.ce.push(pkt.ce_any());
                 tr.retx.push(pkt.flags & crate::net::packet::flags::RETX != 0);
             }
         } else {

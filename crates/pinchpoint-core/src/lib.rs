@@ -25,7 +25,13 @@ pub use scenario::{build::build, Scenario, ScenarioError};
 ///   transmit completions come before any arrival to it (all `TxDone` events first, by port),
 ///   then packets reaching the end of a wire by port index, then every other event in
 ///   scheduling order. Revision 1 ordered every event at a picosecond by when it was pushed.
-pub const MODEL_REVISION: u32 = 2;
+/// - 3: TCP, FQ-CoDel and a metric brought to the RFCs, Linux and ns-3: after a fast recovery
+///   a SACK sender may start a new one at once (RFC 6675 s5; it waited for an ack beyond the
+///   old snd_max, so losing the first segment sent after a recovery began cost a timeout); CUBIC's first
+///   congestion avoidance after a timeout starts with K = 0 at its own window (RFC 9438 s4.8);
+///   FQ-CoDel's "too little queued to drop" test reads the whole qdisc's backlog (Linux); the
+///   flows' `ce_pkts` and the packet trace's `ce` also count the IP ECN codepoint CE.
+pub const MODEL_REVISION: u32 = 3;
 pub use simulation::{Results, Simulation};
 
 /// Parses, validates and builds a TOML scenario in one step.

@@ -146,7 +146,18 @@ fn ecn_capable_tcp_is_marked_not_dropped_by_every_marking_discipline() {
         eprintln!("{q}: drops by reason {drops0:?} in the first 5 s; then marks {}, drops {:?}, util {util:.3}", marks1 - marks0, [0, 1, 2].map(|k| drops1[k] - drops0[k]));
         assert!(marks1 - marks0 > 50, "{q}: marks {}", marks1 - marks0);
         assert_eq!(drops1, drops0, "{q}: the AQM marks instead of dropping");
-        assert!(util > 0.85, "{q}: utilisation {util}");
+        // FQ-CoDel gives up some throughput here: as in Linux, each flow queue's CoDel tests the
+        // whole qdisc's backlog for "too little queued", so with 4 flows of about 10 packets of
+        // window on a 1.2 ms-per-packet link the other queues' packets keep a flow's sojourn
+        // above the 5 ms target and its short queue is still marked (0.82 measured; 0.98 when
+        // each queue tested only its own backlog, as ns-3 does).
+        let min_util = if q.contains("fq_codel") { 0.75 } else { 0.85 };
+        assert!(util > min_util, "{q}: utilisation {util}");
+        // The flows' `ce_pkts` count the data packets delivered with the ECN codepoint CE:
+        // every mark of the only bottleneck but the few still on their way at the end (1 or 2
+        // of 109 to 229 marks here).
+        let ce: u64 = sim.results().flows.u64s("ce_pkts").iter().sum();
+        assert!(ce <= marks1 && ce + 10 >= marks1, "{q}: {ce} CE deliveries for {marks1} marks");
     }
 }
 

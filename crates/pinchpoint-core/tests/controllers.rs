@@ -66,9 +66,12 @@ fn cubic_grows_concave_up_to_the_last_loss_window_then_convex_beyond_it() {
     let &(end, _) = events.iter().find(|e| trace[e.0].0 > 15.0).expect("a loss after 15 s");
     let w_max = trace[start_peak].1;
     // W_max of the epoch (RFC 9438 s4.7, fast convergence, on by default as in Linux): a loss
-    // below the previous W_max lowers it to w (1 + beta) / 2. The previous epoch's peak is the
-    // largest sample before this one's.
-    let previous_peak = trace[..start_peak].iter().map(|p| p.1).fold(0.0, f64::max);
+    // below the previous W_max lowers it to w (1 + beta) / 2. The previous W_max is the largest
+    // sample before this epoch's peak, since the last timeout if there was one: a timeout
+    // forgets W_max (RFC 9438 s4.8; here the first slow start ends in one), and a window under
+    // 8 segments (about 1 % of these windows) is only seen after a timeout.
+    let since = trace[..start_peak].iter().rposition(|p| p.1 < 8.0 * 1448.0).map_or(0, |k| k + 1);
+    let previous_peak = trace[since..start_peak].iter().map(|p| p.1).fold(0.0, f64::max);
     let epoch_w_max = if w_max < previous_peak { w_max * (1.0 + 0.7) / 2.0 } else { w_max };
     // Growth per sample inside the epoch, from the trough to the next peak.
     let epoch = &trace[start + 1..=end];

@@ -111,6 +111,12 @@ impl Packet {
     pub fn ce(&self) -> bool {
         self.flags & flags::CE != 0
     }
+    /// True if congestion was experienced by either signal: the CE bit above or the IP ECN
+    /// codepoint CE (RFC 3168).
+    #[inline]
+    pub fn ce_any(&self) -> bool {
+        self.ce() | (self.ecn == Ecn::Ce)
+    }
     /// Sets the CE bit.
     #[inline]
     pub fn set_ce(&mut self) {

@@ -154,7 +154,11 @@ pub fn control_law(t: SimTime, interval_ps: SimTime, count: u32) -> SimTime {
 
 impl CodelState {
     /// RFC 8289 `dodequeue`: pops the head and says whether it may be dropped.
-    fn dodequeue(&mut self, q: &mut TimedFifo, now: SimTime, p: &CodelParams) -> (Option<TimedEntry>, bool) {
+    ///
+    /// `others_bytes` is what the enclosing qdisc holds outside `q`: CoDel's "too little queued
+    /// to drop" test reads the qdisc's whole backlog, as Linux's `codel_should_drop` does (FQ-CoDel
+    /// passes `&sch->qstats.backlog`, every flow queue together); plain CoDel passes 0.
+    fn dodequeue(&mut self, q: &mut TimedFifo, now: SimTime, p: &CodelParams, others_bytes: u64) -> (Option<TimedEntry>, bool) {
         let Some(e) = q.pop() else {
             // The queue is empty: leave the above-target state.
             self.first_above_time = 0;
@@ -162,7 +166,7 @@ impl CodelState {
         };
         let sojourn = now.saturating_sub(e.enqueued_at);
         let mut ok_to_drop = false;
-        if sojourn < p.target_ps || q.len_bytes() <= p.mtu_bytes {
+        if sojourn < p.target_ps || q.len_bytes() + others_bytes <= p.mtu_bytes {
             // Below target, or too little queued to matter.
             self.first_above_time = 0;
         } else if self.first_above_time == 0 {
@@ -177,8 +181,8 @@ impl CodelState {
     /// RFC 8289 `dequeue`: the packet to send, after dropping (pushed to `actions`) those
     /// the control law removes. With `ecn` an ECT head packet is marked (a
     /// [`QueueAction::Marked`]) and sent instead of dropped, as Linux does.
-    pub fn dequeue(&mut self, q: &mut TimedFifo, now: SimTime, p: &CodelParams, actions: &mut VecDeque<QueueAction>) -> Option<TimedEntry> {
-        let (mut r, mut ok_to_drop) = self.dodequeue(q, now, p);
+    pub fn dequeue(&mut self, q: &mut TimedFifo, now: SimTime, p: &CodelParams, others_bytes: u64, actions: &mut VecDeque<QueueAction>) -> Option<TimedEntry> {
+        let (mut r, mut ok_to_drop) = self.dodequeue(q, now, p, others_bytes);
         let Some(mut head) = r else {
             self.dropping = false;
             return None;
@@ -196,7 +200,7 @@ impl CodelState {
                     return Some(head);
                 }
                 actions.push_back(QueueAction::Dropped(head.id, DropReason::Early));
-                (r, ok_to_drop) = self.dodequeue(q, now, p);
+                (r, ok_to_drop) = self.dodequeue(q, now, p, others_bytes);
                 match r {
                     Some(e) if ok_to_drop => {
                         head = e;
@@ -217,7 +221,7 @@ impl CodelState {
                 r = Some(head);
             } else {
                 actions.push_back(QueueAction::Dropped(head.id, DropReason::Early));
-                (r, _) = self.dodequeue(q, now, p);
+                (r, _) = self.dodequeue(q, now, p, others_bytes);
             }
             self.dropping = true;
             // RFC 8289 `dequeue`: if the last dropping state ended recently, resume near its drop
@@ -282,7 +286,7 @@ impl QueueDiscipline for Codel {
     }
     #[inline]
     fn dequeue(&mut self, now: SimTime) -> Option<u32> {
-        self.state.dequeue(&mut self.fifo, now, &self.params, &mut self.actions).map(|e| e.id)
+        self.state.dequeue(&mut self.fifo, now, &self.params, 0, &mut self.actions).map(|e| e.id)
     }
     fn len_pkts(&self) -> u32 {
         self.fifo.len_pkts()

@@ -53,7 +53,7 @@ pub struct FqCodelConfig {
     /// Default false here, so that a scenario switches ECN on deliberately.
     #[serde(default)]
     pub ecn: bool,
-    /// CoDel's MAXPACKET, applied to each queue's own backlog (as Linux does), bytes.
+    /// CoDel's MAXPACKET, compared with the whole qdisc's backlog (as Linux does), bytes.
     /// Default 1500.
     #[serde(default = "default_mtu")]
     pub mtu_bytes: u32,
@@ -232,7 +232,10 @@ impl QueueDiscipline for FqCodel {
                 continue;
             }
             let before = q.fifo.backlog();
-            let sent = q.codel.dequeue(&mut q.fifo, now, &self.params, &mut self.actions);
+            // Linux's fq_codel hands CoDel the whole qdisc's backlog for its MAXPACKET test
+            // (the other flow queues do not change while this one drops).
+            let others_bytes = self.backlog.bytes - q.fifo.len_bytes();
+            let sent = q.codel.dequeue(&mut q.fifo, now, &self.params, others_bytes, &mut self.actions);
             self.backlog.remove_change(before, q.fifo.backlog());
             match sent {
                 Some(e) => {
@@ -370,6 +373,34 @@ mod tests {
         // b's fresh packet has its own state: not dropped.
         q.enqueue(20, &mut Packet { flow: b, size_bytes: 1000, ..Default::default() }, 120 * PS_PER_MS, &mut rng);
         assert!(!q.queues[q.index(b) as usize].codel.dropping);
+    }
+
+    #[test]
+    fn a_queue_of_one_packet_is_dropped_from_when_the_other_queues_hold_more_than_an_mtu() {
+        // Linux hands CoDel the qdisc's whole backlog for its "too little queued" test: a flow
+        // queue left with at most an MTU behind its head still drops once its head has waited
+        // over target for an interval, if the other queues hold more.
+        for others in [0u32, 3] {
+            let mut q = fq(FqCodelConfig { quantum_bytes: 100_000, ..Default::default() });
+            let (a, b) = two_flows(&q);
+            let mut rng = stream(0, "t");
+            for i in 0..2 {
+                q.enqueue(10 + i, &mut Packet { flow: a, size_bytes: 1000, ..Default::default() }, 0, &mut rng);
+            }
+            for i in 0..others {
+                q.enqueue(20 + i, &mut Packet { flow: b, size_bytes: 1000, ..Default::default() }, 0, &mut rng);
+            }
+            let ia = q.index(a) as usize;
+            q.queues[ia].codel.first_above_time = 100 * PS_PER_MS;
+            // a's head has waited 120 ms; behind it 1000 bytes of a (<= MTU 1500).
+            let first = q.dequeue(120 * PS_PER_MS);
+            let action = q.take_action();
+            if others == 0 {
+                assert_eq!((first, action), (Some(10), None), "alone, a's queue is too short to drop from");
+            } else {
+                assert_eq!((first, action), (Some(11), Some(QueueAction::Dropped(10, DropReason::Early))), "b's 3000 bytes count");
+            }
+        }
     }
 
     #[test]

@@ -285,6 +285,9 @@ pub struct TcpSender {
     /// Estimate the delivery rate: the controller uses rate samples (or a test asked). Per-ack
     /// work nothing reads is skipped otherwise.
     rate_wanted: bool,
+    /// `recover` was set by a retransmission timeout, not a fast recovery (RFC 6675 s5.1 gates
+    /// a new SACK recovery only after a timeout).
+    recover_after_rto: bool,
     /// Counters for the reports. Held inline: a boxed copy allocated at the first
     /// retransmission or RTT sample was one more cold line on every timeout of a flow in
     /// backoff (issue 13); the connection is built only when the flow starts.
@@ -312,6 +315,7 @@ impl TcpSender {
         let rate_wanted = cc.wants_rate_samples();
         TcpSender {
             rate_wanted,
+            recover_after_rto: false,
             s,
             cc,
             total_bytes,
@@ -879,8 +883,19 @@ impl TcpSender {
             } else if self.dupacks == self.s.dupack_threshold
                 || (self.dupacks < self.s.dupack_threshold && self.s.sack && self.board.loss_boundary(self.s.dupack_threshold, self.s.mss) > self.snd_una)
             {
-                // RFC 6582 s3.2 step 2: only if the ack covers more than `recover`.
-                let may_recover = self.recover.is_none_or(|r| ack > r);
+                // RFC 6582 s3.2 step 2: a new fast retransmit only if the ack covers more than
+                // `recover`, the highest byte sent when the last recovery or timeout began
+                // (snd_max - 1; `recover` holds snd_max): at least one newer byte must be
+                // acknowledged, ack > snd_max then (Linux holds a Reno sender alike "until
+                // something *above* high_seq is ACKed"; FreeBSD's snd_recover test is the
+                // same). RFC 6675 keeps that gate for SACK only after a timeout (s5.1: HighACK >
+                // RecoveryPoint, HighACK the highest byte acknowledged); after a fast recovery
+                // a new one may start at once, as in Linux. Gating SACK there too left a loss of
+                // the first segment sent after a recovery began to the timer.
+                let may_recover = match self.recover {
+                    None => true,
+                    Some(r) => (self.s.recovery == Recovery::Sack && !self.recover_after_rto) || ack > r,
+                };
                 if may_recover {
                     self.enter_recovery(ctx);
                 }
@@ -930,6 +945,7 @@ impl TcpSender {
         self.counters_mut().fast_retx += 1;
         self.cc.on_loss(flight, self.s.mss, ctx.now);
         self.recover = Some(self.snd_max);
+        self.recover_after_rto = false;
         self.in_recovery = true;
         self.partial_ack_seen = false;
         // RFC 6937 s3: initialise at the start of recovery.
@@ -986,6 +1002,7 @@ impl TcpSender {
         // RFC 6582 s4: after a timeout, remember snd_max so stale duplicates do not start a
         // fast retransmit.
         self.recover = Some(self.snd_max);
+        self.recover_after_rto = true;
         self.in_recovery = false;
         self.dupacks = 0;
         // RFC 6298 s5.5: back off the timer.

@@ -244,6 +244,24 @@ fn reno_repairs_one_loss_but_leaves_recovery_at_the_first_partial_ack_and_times_
     }
 }
 
+#[test]
+fn after_a_fast_recovery_sack_may_start_another_at_once_and_newreno_waits_for_newer_data() {
+    // Lose segment 30, then the first segment sent after the recovery it starts began: the
+    // duplicates for that second hole all carry the ack that ended the first recovery (its
+    // snd_max). RFC 6675 gates a new SACK recovery only after a timeout (s5.1), so SACK starts
+    // a second fast retransmit; RFC 6582 s3.2 step 2 (NewReno) needs an ack covering more than
+    // `recover`, the highest byte sent then, so NewReno leaves this hole to the timer.
+    for (recovery, prr) in [(Recovery::NewReno, false), (Recovery::Sack, true), (Recovery::Sack, false)] {
+        let first = transfer(settings(recovery, prr), 200, &[30]);
+        check_one_recovery(&first, 1);
+        let (flight, _) = first.entries[0];
+        let next = (30 * M + flight) / M;
+        let ep = transfer(settings(recovery, prr), 200, &[30, next]);
+        let expect = if recovery == Recovery::Sack { (2, 0) } else { (1, 1) };
+        assert_eq!((ep.fast_retx, ep.timeouts), expect, "{recovery:?} prr {prr}, second loss at {next}: {ep:?}");
+    }
+}
+
 // ------------------------------------------------------------------------------------------
 // PRR (RFC 6937)
 // ------------------------------------------------------------------------------------------

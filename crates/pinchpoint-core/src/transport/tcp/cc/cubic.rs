@@ -327,6 +327,12 @@ impl CongestionControl for Cubic {
         // RFC 9438 s4.8: ssthresh as on loss, cwnd as Reno after a timeout (one segment).
         self.reduce(in_flight, mss);
         self.cwnd = mss as f64;
+        // RFC 9438 s4.8: the first congestion-avoidance stage after a timeout grows with
+        // K = 0 and W_max = the window that stage starts at (Linux's `bictcp_reset` on
+        // TCP_CA_Loss and ns-3's `CubicReset` forget W_max alike). A W_max of this one-segment
+        // window gives exactly that at the next epoch, which starts at cwnd >= ssthresh >= 2
+        // segments; cwnd_prior (RFC 9438 s4.3) stays the window at the timeout.
+        self.w_max = 1.0;
     }
 }
 
@@ -443,6 +449,37 @@ mod tests {
         c.on_timeout(50_000, MSS, 0);
         assert_eq!((c.cwnd_bytes(), c.ssthresh_bytes()), (1000, 35_000));
         assert_eq!(c.hystart.phase, SlowStartPhase::Off);
+    }
+
+    #[test]
+    fn the_first_avoidance_after_a_timeout_starts_with_k_zero_at_its_own_window() {
+        // RFC 9438 s4.8: K = 0 and W_max = the window congestion avoidance starts at, not the
+        // 100-segment W_max of before the timeout (which would make K > 0 and the growth
+        // concave towards 100).
+        let mut c = cubic(CubicConfig { reno_friendly: false, ..no_hystart() }, 100);
+        c.on_loss(100_000, MSS, 0);
+        c.on_timeout(70_000, MSS, 0);
+        assert_eq!((c.cwnd_bytes(), c.ssthresh_bytes()), (1000, 49_000));
+        // Slow start back to ssthresh, then the first avoidance ack starts the epoch.
+        while c.cwnd_bytes() < c.ssthresh_bytes() {
+            c.on_ack(&ack(MS, 2 * MSS as u64, 100 * MS));
+        }
+        let at_start = c.cwnd / MSS as f64;
+        c.on_ack(&ack(2 * MS, 0, 100 * MS));
+        assert_eq!(c.k_s, 0.0);
+        assert_eq!(c.w_max, at_start);
+        // Convex from the start: growth per round trip rises.
+        let mut now = 2 * MS;
+        let mut per_rtt = Vec::new();
+        for _ in 0..20 {
+            let before = c.cwnd;
+            for _ in 0..(c.cwnd / MSS as f64) as u64 {
+                c.on_ack(&ack(now, MSS as u64, 100 * MS));
+            }
+            per_rtt.push(c.cwnd - before);
+            now += 100 * MS;
+        }
+        assert!(per_rtt[2] < per_rtt[10] && per_rtt[10] < per_rtt[19], "{per_rtt:?}");
     }
 
     /// Feeds one round of `n` acks with RTT `rtt`, the round ending at `*sent`.
