@@ -177,6 +177,44 @@ def test_an_invalid_sweep_point_is_named_before_anything_runs(tmp_path):
     assert not (tmp_path / "x.duckdb").exists() and not (tmp_path / "x.duckdb.spool").exists()
 
 
+def arrivals_only(duration="1s"):
+    s = pp.Scenario("arrivals-only", duration=duration)
+    s.host("a").host("b").router("r")
+    s.link("a", "r", rate="100Mbps", delay="1ms").link("r", "b", rate="5Mbps", delay="10ms")
+    s.arrivals("web", "a", "b", pp.poisson_arrivals(20.0, pp.size("fixed", pkts=10)))
+    return s
+
+
+def test_a_sweep_of_arrivals_alone_summarises_the_transfers_and_sees_that_the_seeds_differ(tmp_path):
+    # The summary read the flows table only: a scenario without [[flows]] gave goodput 0, jain NaN
+    # and seeds_differ False (with a warning of identical seeds) though the transfers differed.
+    db = tmp_path / "a.duckdb"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SeedWarning)
+        t = sweep(arrivals_only(), {}, seeds=[1, 2], store=db, workers=1)
+    assert t["seeds_differ"].all()
+    assert (t["transfers"] > 5).all() and (t["transfers_completed"] > 0).all() and (t["transfer_bytes"] > 0).all()
+    assert (t["response_time_p50_s"] > 0).all()
+    assert t["goodput_bps"].isna().all() and t["jain"].isna().all()  # no [[flows]]: not "carried nothing"
+    r = pp.run(arrivals_only(), seed=2)
+    row = t[t["seed"] == 2].iloc[0]
+    assert row["transfers"] == len(r.transfers) and row["transfer_bytes"] == r.transfers["delivered_bytes"].sum()
+    # Read back from the store (nothing runs again), the rows and the verdict are the same.
+    again = sweep(arrivals_only(), {}, seeds=[1, 2], store=db, workers=1)
+    assert again["wall_s"].isna().all()
+    cols = ["run", "transfers", "transfers_completed", "transfer_bytes", "response_time_p50_s", "seeds_differ"]
+    assert again[cols].equals(t[cols])
+
+
+def test_seeds_of_a_deterministic_scenario_do_not_differ_when_one_was_stored_before(tmp_path):
+    # The fingerprint of a run read back from the store equals that of the run itself.
+    db = tmp_path / "d.duckdb"
+    sweep(tiny("0.5s"), {}, seeds=[1], store=db, workers=1)
+    with pytest.warns(SeedWarning):
+        t = sweep(tiny("0.5s"), {}, seeds=[1, 2], store=db, workers=1)
+    assert t["wall_s"].isna().tolist() == [True, False] and not t["seeds_differ"].any()
+
+
 @pytest.mark.parametrize("grid, zip_, seeds, words", [
     ({"simulation.seed": [4, 5]}, None, None, ["simulation.seed", "--seeds"]),
     (None, {"simulation.seed": [4, 5]}, None, ["simulation.seed", "--seeds"]),

@@ -17,9 +17,12 @@ Parameters are dotted paths into the scenario; list elements are addressed by in
 The returned table has one row per run: a column per parameter (tables as JSON text), typed
 columns beside quantities (``links.r1->r2.rate_bps``, ``..._s``, ``..._bytes``) and beside the
 fields of table values (``links.r1->r2.queue.limit_pkts``), then ``seed``, ``run`` (the store
-key), ``goodput_bps`` (aggregate), ``jain``, ``wall_s`` (None when the run was already stored),
-``seed_sources`` (the scenario's random components; empty when the seed changes nothing) and
-``seeds_differ`` (whether the seeds of this point gave different results).
+key), ``goodput_bps`` and ``jain`` (aggregate goodput and Jain's index of the scenario's
+``[[flows]]``; NaN without any), ``transfers``, ``transfers_completed``, ``transfer_bytes`` and
+``response_time_p50_s`` (the transfers of its ``[[arrivals]]``), ``wall_s`` (None when the run
+was already stored), ``seed_sources`` (the scenario's random components; empty when the seed
+changes nothing) and ``seeds_differ`` (whether the seeds of this point gave different results:
+flows, transfers or ports).
 
 Sources of variation between seeds are the parts whose settings draw random numbers
 (:func:`pinchpoint.api.random_parts`): a flow's ``start_jitter``, ``poisson`` workloads,
@@ -180,13 +183,68 @@ def _run_point(scenario: dict[str, Any], origin: str, seed: int, keep_series: bo
     return res.meta, res.scenario_toml, {name: t for name, t in res.tables.items() if name in keep}
 
 
-def _summary(flows) -> tuple[float, float, tuple]:
+#: What a sweep row summarises from each table of a run, and what tells two runs apart (the
+#: fingerprint behind ``seeds_differ``): the scenario's flows, the transfers of its arrival
+#: processes and the ports, so that a scenario of arrivals alone (no ``[[flows]]``) is summarised
+#: and compared too. Integer counters and times that are never NaN, so that a run read back from
+#: the store gives the same fingerprint as the run itself.
+_FINGERPRINT = {
+    "flows": (["flow"], ["goodput_bps", "sent_pkts", "delivered_bytes"]),
+    "transfers": (["arrival", "transfer"], ["start_s", "size_bytes", "delivered_bytes", "completed"]),
+    "ports": (["port"], ["tx_pkts", "drops"]),
+}
+#: The summary columns of a sweep row, in order.
+SUMMARY_COLUMNS = ("goodput_bps", "jain", "transfers", "transfers_completed", "transfer_bytes", "response_time_p50_s")
+
+
+def _summary(tables: dict[str, Any]) -> tuple[dict[str, Any], str]:
+    """The summary columns of one run and its fingerprint, from its flows, transfers and ports
+    (DataFrames; a table or column missing, from an old store, counts as empty)."""
+    import hashlib
+
     from .stats import jain as jain_index
 
-    x = flows["goodput_bps"].to_numpy(dtype=float)
-    jain = jain_index(x)
-    fingerprint = tuple(x.tolist()) + tuple(flows["sent_pkts"].tolist() if "sent_pkts" in flows else ())
-    return float(x.sum()), jain, fingerprint
+    flows, transfers = tables.get("flows"), tables.get("transfers")
+    x = flows["goodput_bps"].to_numpy(dtype=float) if flows is not None and "goodput_bps" in flows else []
+    n_t = len(transfers) if transfers is not None and "delivered_bytes" in transfers else 0
+    done = transfers[transfers["completed"].astype(bool)] if n_t else None
+    summary = {
+        # Over the scenario's [[flows]]: NaN without any (0 would read as "carried nothing").
+        "goodput_bps": float(sum(x)) if len(x) else float("nan"),
+        "jain": jain_index(x) if len(x) else float("nan"),
+        "transfers": n_t,
+        "transfers_completed": len(done) if n_t else 0,
+        "transfer_bytes": int(transfers["delivered_bytes"].sum()) if n_t else 0,
+        "response_time_p50_s": float(done["response_time_s"].median()) if n_t and len(done) else float("nan"),
+    }
+    parts = []
+    for name, (order, cols) in _FINGERPRINT.items():
+        t = tables.get(name)
+        if t is None or not len(t) or not all(c in t for c in order + cols):
+            parts.append((name, []))
+            continue
+        t = t.sort_values(order, kind="stable")
+        parts.append((name, [t[c].tolist() for c in cols]))
+    # As text: NaN != NaN would make two equal runs differ.
+    return summary, hashlib.sha256(repr(parts).encode()).hexdigest()
+
+
+def _stored_tables(st: Store, key: str) -> dict[str, Any]:
+    """The tables :func:`_summary` reads of a run already stored: from its spool directory if
+    it has not been merged yet (the store was locked), else from the store."""
+    import duckdb
+    import pandas as pd
+
+    out = {}
+    for name in _FINGERPRINT:
+        try:
+            out[name] = pd.read_parquet(st.spool / key / f"{name}.parquet")
+        except FileNotFoundError:
+            try:
+                out[name] = st.query(f"SELECT * FROM {name} WHERE run = ?", [key])
+            except duckdb.CatalogException:  # a store written before this table existed
+                out[name] = pd.DataFrame()
+    return out
 
 
 def sweep(base: Scenario | str | Path, grid: dict[str, Iterable[Any]] | None = None, seeds: Iterable[int] | None = None,
@@ -251,13 +309,12 @@ def sweep(base: Scenario | str | Path, grid: dict[str, Iterable[Any]] | None = N
     rows: list[dict[str, Any]] = []
     done = 0
 
-    def row(point: dict[str, Any], seed: int, key: str, flows, wall_s, sources: list[str]) -> None:
-        total, jain, fp = _summary(flows)
+    def row(point: dict[str, Any], seed: int, key: str, tables: dict[str, Any], wall_s, sources: list[str]) -> None:
+        summary, fp = _summary(tables)
         r: dict[str, Any] = {k: _cell(v) for k, v in point.items()}
         for k, v in point.items():
             r.update(typed_columns(k, v))
-        r.update({"seed": seed, "run": key, "goodput_bps": total, "jain": jain, "wall_s": wall_s,
-                  "seed_sources": ",".join(sources), "_fp": fp})
+        r.update({"seed": seed, "run": key, **summary, "wall_s": wall_s, "seed_sources": ",".join(sources), "_fp": fp})
         rows.append(r)
 
     pending = []
@@ -268,11 +325,7 @@ def sweep(base: Scenario | str | Path, grid: dict[str, Iterable[Any]] | None = N
         except _native.ScenarioError as e:
             raise _native.ScenarioError(f"sweep point {_where(point)}: {e}") from None
         if key in stored and ("series" not in keep or (st.series_dir / key / "meta.json").exists()):
-            try:  # finished earlier but not merged yet (the store was locked)?
-                flows = pd.read_parquet(st.spool / key / "flows.parquet").sort_values("flow")
-            except FileNotFoundError:
-                flows = st.query("SELECT goodput_bps, sent_pkts FROM flows WHERE run = ? ORDER BY flow", [key])
-            row(point, seed, key, flows, None, sources)
+            row(point, seed, key, _stored_tables(st, key), None, sources)
             done += 1
             if progress:
                 progress(done, len(jobs))
@@ -290,7 +343,8 @@ def sweep(base: Scenario | str | Path, grid: dict[str, Iterable[Any]] | None = N
             res = Results.from_tables(meta, toml, tables)
             key = st.put(res, tags={**tags_base, **{k: _cell(v) for k, v in point.items()}, "seed": seed},
                          keep_series="series" in keep, merge=False)
-            row(point, seed, key, res.flows.sort_values("flow"), meta.get("wall_s"), sources)
+            row(point, seed, key, {name: res.tables[name].to_pandas() for name in _FINGERPRINT}, meta.get("wall_s"),
+                sources)
             done += 1
             if progress:
                 progress(done, len(jobs))
@@ -342,13 +396,13 @@ def sweep(base: Scenario | str | Path, grid: dict[str, Iterable[Any]] | None = N
     if same_points and len(p.seeds) > 1 and any(j[3] for j in jobs):
         warnings.warn(f"{same_points} point(s) gave identical results for every seed (column seeds_differ): "
                       f"their rows are not replications", SeedWarning, stacklevel=2)
-    typed = [c for c in table.columns if c not in params and c not in
-             ("seed", "run", "goodput_bps", "jain", "wall_s", "seed_sources", "seeds_differ")]
+    tail = ["seed", "run", *SUMMARY_COLUMNS, "wall_s", "seed_sources", "seeds_differ"]
+    typed = [c for c in table.columns if c not in params and c not in tail]
     sort_cols = []
     for k in params:
         num = [c for c in typed if c.startswith(k) and c != k and c[len(k)] in "._"]
         sort_cols += num if num else [k]
-    order = params + typed + ["seed", "run", "goodput_bps", "jain", "wall_s", "seed_sources", "seeds_differ"]
+    order = params + typed + tail
     table = table[order]
     sortable = [c for c in sort_cols + ["seed"] if c in table.columns]
     try:
