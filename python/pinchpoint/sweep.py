@@ -46,9 +46,13 @@ from pathlib import Path
 from typing import Any
 
 from . import units
-from .plan import Plan
+from .plan import Plan, PlanError
 from .scenario import Scenario, set_path
 from .store import Store
+
+class SchedulerError(ValueError):
+    """The Dask scheduler given to a sweep could not be reached."""
+
 
 class SeedWarning(UserWarning):
     """Seeds that change nothing were given as if they were replications."""
@@ -229,6 +233,47 @@ def _summary(tables: dict[str, Any]) -> tuple[dict[str, Any], str]:
     return summary, hashlib.sha256(repr(parts).encode()).hexdigest()
 
 
+#: File suffixes (lower case) of the sweep table ``--out`` and the formats they select.
+TABLE_FORMATS = (".csv", ".parquet")
+#: Columns every sweep table has had: how a previous table, which ``--out`` may replace, is told
+#: from any other file, which it must not.
+_TABLE_MARK = {"seed", "run", "goodput_bps", "jain", "wall_s"}
+
+
+def is_sweep_table(path: str | Path) -> bool:
+    """True if ``path`` is a sweep table in the format its suffix names (``.csv`` or
+    ``.parquet``, in any case): a file that a new sweep table may replace."""
+    import csv
+
+    p = Path(path)
+    fmt = p.suffix.lower()
+    try:
+        if fmt == ".parquet":
+            import pyarrow.parquet as pq
+
+            cols = pq.read_schema(p).names
+        elif fmt == ".csv":
+            with p.open(newline="") as fh:
+                cols = next(csv.reader(fh), [])
+        else:
+            return False
+    except (OSError, ValueError, UnicodeDecodeError, csv.Error):  # ArrowInvalid is a ValueError
+        return False
+    return _TABLE_MARK <= set(cols)
+
+
+def write_table(table: Any, path: str | Path) -> Path:
+    """Writes a sweep table atomically, as Parquet or CSV by the suffix of ``path`` (in any
+    case: ``t.Parquet`` is Parquet)."""
+    from . import atomic
+
+    p = Path(path)
+    fmt = p.suffix.lower()
+    if fmt not in TABLE_FORMATS:
+        raise ValueError(f"{p}: expected a file name ending in .csv or .parquet")
+    return atomic.write_file(p, lambda tmp: table.to_parquet(tmp) if fmt == ".parquet" else table.to_csv(tmp, index=False))
+
+
 def _stored_tables(st: Store, key: str) -> dict[str, Any]:
     """The tables :func:`_summary` reads of a run already stored: from its spool directory if
     it has not been merged yet (the store was locked), else from the store."""
@@ -276,11 +321,25 @@ def sweep(base: Scenario | str | Path, grid: dict[str, Iterable[Any]] | None = N
     keep = set(keep)
     if keep - {"series"}:
         raise ValueError(f"keep: unknown item(s) {sorted(keep - {'series'})}; expected 'series'")
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
+        raise ValueError(f"workers: expected at least 1 worker process, got {workers!r}")
     p = plan if isinstance(plan, Plan) else Plan.from_file(plan) if plan is not None else Plan()
-    p = Plan(grid={**p.grid, **{k: list(v) for k, v in (grid or {}).items()}},
-             zip=p.zip + ([{k: list(v) for k, v in zip.items()}] if zip else []),
+    own_grid = {k: list(v) for k, v in (grid or {}).items()}
+    own_zip = [{k: list(v) for k, v in zip.items()}] if zip else []
+    origin = p.origin
+    if own_grid or own_zip:
+        # The caller's own grid and zip first, so that their errors are not blamed on the plan file.
+        Plan(grid=own_grid, zip=own_zip, origin="the sweep's grid/zip (--set/--zip)").check()
+        origin = f"{p.origin} with the sweep's grid/zip (--set/--zip)" if plan is not None \
+            else "the sweep's grid/zip (--set/--zip)"
+        both = [k for k in own_grid if k in p.grid]
+        if both:  # the merged grid below would keep one of the two silently
+            raise PlanError(f"{origin}: parameter {both[0]!r} appears twice (grid)")
+    if seeds is not None:
+        Plan(seeds=list(seeds), origin="sweep seeds").check()
+    p = Plan(grid={**p.grid, **own_grid}, zip=p.zip + own_zip,
              draw=p.draw, draw_n=p.draw_n, draw_seed=p.draw_seed, draw_params=p.draw_params,
-             seeds=list(seeds) if seeds is not None else p.seeds, origin=p.origin)
+             seeds=list(seeds) if seeds is not None else p.seeds, origin=origin)
     p.check()
     params = p.parameters
 
@@ -354,7 +413,11 @@ def sweep(base: Scenario | str | Path, grid: dict[str, Iterable[Any]] | None = N
         from dask.distributed import Client
         from dask.distributed import as_completed as dask_completed
 
-        with Client(scheduler) as client:
+        try:
+            client = Client(scheduler)
+        except (OSError, ValueError) as e:  # OSError: nothing answered within the connect timeout
+            raise SchedulerError(f"scheduler {scheduler!r}: the address could not be reached ({e})") from None
+        with client:
             futs = {client.submit(_run_point, s.to_dict(), s.origin, seed, keep_series, pure=False): (point, seed, src)
                     for point, s, seed, src in pending}
             collect(dask_completed(futs), futs)
