@@ -379,3 +379,25 @@ def test_bench_json_writes_null_for_an_undefined_jain_index():
     row = json.loads(line, parse_constant=lambda c: pytest.fail(f"not JSON: {c}"))
     assert row["jain"] is None and row["goodput_bps"] == 0
 
+
+def test_documented_commands_quote_every_argument_with_an_arrow(root):
+    # Unquoted, `--zip links.r1->r2.rate=5Mbps` is cut at `>`, a redirection to a file "r2.rate=5Mbps".
+    import re
+    import shlex
+
+    docs = [root / "README.md", *sorted((root / "docs").glob("*.md")), *sorted((root / "docs").glob("*/*.md"))]
+    checked = 0
+    for doc in docs:
+        text = doc.read_text()
+        blocks = re.findall(r"```(?:sh|bash|console|shell)\n(.*?)```", text, re.S)
+        commands = [ln for b in blocks for ln in b.replace("\\\n", " ").splitlines()]
+        commands += re.findall(r"`(pinchpoint [^`]*)`", text)
+        for cmd in commands:
+            if "->" not in cmd:
+                continue
+            lex = shlex.shlex(cmd.lstrip("$ "), posix=True, punctuation_chars=True)
+            lex.whitespace_split = True
+            tokens = list(lex)
+            assert not any(t.startswith(">") for t in tokens), f"{doc.name}: unquoted -> in: {cmd}"
+            checked += 1
+    assert checked >= 2
