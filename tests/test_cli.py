@@ -260,3 +260,144 @@ def test_directories_and_files_in_the_wrong_place_are_refused_with_the_path_name
         assert p.returncode in (1, 2) and said in out and "Traceback" not in out, (args, out)
     assert a_file.read_text() == "keep" and list(folder.iterdir()) == []
     assert not (tmp_path / "s.duckdb").exists()
+
+
+@pytest.mark.parametrize("args, words", [
+    (("--set", "simulation.seed=4,5"), ["--set simulation.seed", "--seeds"]),
+    (("--zip", "simulation.seed=4,5"), ["--zip simulation.seed", "--seeds"]),
+    (("--set", "flows.f.cc=reno", "--set", "flows.f.cc=newreno"), ["--set flows.f.cc", "appears twice"]),
+    (("--zip", "flows.f.cc=[]"), ["--zip flows.f.cc", "no values"]),
+    (("--set", "flows.f.cc=reno,reno"), ["--set flows.f.cc", '"reno" appears twice']),
+    (("--zip", "flows.f.cc=reno,reno"), ["zip[0]", "appears twice"]),
+    (("--set", "flows.f.cc=reno", "--zip", "flows.f.cc=newreno"), ["'flows.f.cc' appears twice"]),
+    (("--seeds", "1,1"), ["--seeds", "seed 1 appears twice"]),
+    (("--seeds", "1", "--workers", "-2"), ["--workers", "at least 1"]),
+    (("--seeds", "1", "--workers", "0"), ["--workers", "at least 1"]),
+])
+def test_sweep_refuses_values_it_would_ignore_repeat_or_run_nothing_with_before_running(tmp_path, args, words):
+    # simulation.seed was overridden by the sweep's seed, a repeated --set kept its last values,
+    # an empty zip "succeeded" with an empty table, duplicates ran twice, --workers 0 meant the default.
+    f = tmp_path / "good.toml"
+    f.write_text(GOOD.replace('duration = "2s"', 'duration = "0.2s"'))
+    table = tmp_path / "t.csv"
+    p = cli("sweep", f, *args, "--store", tmp_path / "s.duckdb", "--out", table)
+    out = p.stdout + p.stderr
+    assert p.returncode == 2 and "Traceback" not in out, out
+    for w in words:
+        assert w in out, (w, out)
+    assert sorted(x.name for x in tmp_path.iterdir()) == ["good.toml"]
+
+
+def test_sweep_out_takes_csv_or_parquet_in_any_case_and_replaces_only_a_previous_sweep_table(tmp_path):
+    import pandas as pd
+    import pyarrow.parquet as pq
+
+    f = tmp_path / "good.toml"
+    f.write_text(GOOD.replace('duration = "2s"', 'duration = "0.2s"'))
+    scenario_text = f.read_text()
+    data = tmp_path / "data.csv"
+    data.write_text("a,b\n1,2\n")
+    fake = tmp_path / "fake.parquet"
+    fake.write_text("seed,run,goodput_bps,jain,wall_s\n")  # a CSV under a Parquet name
+    store = tmp_path / "s.duckdb"
+    for out, said in ((f, "expected a file name ending in .csv or .parquet"), (tmp_path / "t.txt", "'.txt'"),
+                      (tmp_path / "table", "no suffix"), (data, "not a sweep table"), (fake, "not a sweep table"),
+                      (data / "t.csv", "is a file, not a directory")):
+        p = cli("sweep", f, "--seeds", "1", "--store", store, "--out", out, "--workers", "1")
+        text = p.stdout + p.stderr
+        assert p.returncode == 2 and "--out" in text and said in text and "Traceback" not in text, (out, text)
+    assert f.read_text() == scenario_text and data.read_text() == "a,b\n1,2\n"
+    assert not store.exists() and not (tmp_path / "t.txt").exists()
+    # .Parquet is Parquet; a previous table (of the format its name says) is replaced.
+    for out in (tmp_path / "t.Parquet", tmp_path / "t.CSV"):
+        for seeds in ("1", "1,2"):
+            p = cli("sweep", f, "--seeds", seeds, "--store", store, "--out", out, "--workers", "1")
+            assert p.returncode == 0, p.stdout + p.stderr
+    assert pq.read_table(tmp_path / "t.Parquet").num_rows == 2
+    assert list(pd.read_csv(tmp_path / "t.CSV")["seed"]) == [1, 2]
+
+
+def test_missing_files_directories_and_files_in_the_way_are_clear_errors_not_tracebacks(tmp_path):
+    f = tmp_path / "good.toml"
+    f.write_text(GOOD.replace('duration = "2s"', 'duration = "0.2s"'))
+    broken = tmp_path / "broken.toml"
+    broken.write_text("[simulation\nduration = 1\n")
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    a_file = tmp_path / "a_file.csv"
+    a_file.write_text("keep")
+    results = tmp_path / "res"
+    assert cli("run", f, "-q", "--out", results).returncode == 0
+    missing = tmp_path / "missing.toml"
+    cases = [
+        (("sweep", missing, "--seeds", "1", "--store", tmp_path / "s.duckdb"), "missing.toml: no such scenario file"),
+        (("sweep", folder, "--seeds", "1", "--store", tmp_path / "s.duckdb"), "got a directory"),
+        (("sweep", broken, "--seeds", "1", "--store", tmp_path / "s.duckdb"), "broken.toml: not valid TOML"),
+        (("maxmin", missing), "missing.toml: no such scenario file"),
+        (("maxmin", folder), "got a directory"),
+        (("run", f, "-q", "--store", a_file / "s.duckdb"), "a_file.csv is a file, not a directory"),
+        (("sweep", f, "--seeds", "1", "--store", a_file / "s.duckdb"), "a_file.csv is a file, not a directory"),
+        (("plot", results, "--out", a_file), "--out"),
+        (("plot", results, "--out", a_file / "figs"), "a_file.csv is a file, not a directory"),
+        (("schema", "--out", folder), "is a directory"),
+        (("schema", "--out", a_file), "not a JSON Schema"),
+        (("schema", "--out", a_file / "x.json"), "a_file.csv is a file, not a directory"),
+        (("bench", "--flows", "3", "--sim-s", "1", "--start-jitter-ms", "1e10"), "--start-jitter-ms"),
+    ]
+    for args, said in cases:
+        p = cli(*args)
+        out = p.stdout + p.stderr
+        assert p.returncode == 2 and said in out and "Traceback" not in out, (args, out)
+    assert a_file.read_text() == "keep" and list(folder.iterdir()) == []
+    assert sorted(x.name for x in tmp_path.iterdir()) == ["a_file.csv", "broken.toml", "folder", "good.toml", "res"]
+    # A missing parent of schema --out is created.
+    p = cli("schema", "--out", tmp_path / "new" / "dir" / "s.json")
+    assert p.returncode == 0 and json.loads((tmp_path / "new" / "dir" / "s.json").read_text())["$schema"]
+    assert cli("schema", "--out", tmp_path / "new" / "dir" / "s.json").returncode == 0  # its own file: replaced
+
+
+def test_sweep_says_when_the_scheduler_cannot_be_reached(tmp_path):
+    import os
+
+    f = tmp_path / "good.toml"
+    f.write_text(GOOD.replace('duration = "2s"', 'duration = "0.2s"'))
+    env = {**os.environ, "DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT": "1s"}  # not the default 30 s
+    p = subprocess.run([sys.executable, "-m", "pinchpoint.cli", "sweep", str(f), "--seeds", "1", "--store",
+                        str(tmp_path / "s.duckdb"), "--scheduler", "tcp://127.0.0.1:9"],
+                       capture_output=True, text=True, env=env, timeout=120)
+    out = p.stdout + p.stderr
+    assert p.returncode == 2 and "--scheduler" in out and "could not be reached" in out, out
+    assert "Traceback" not in out
+
+
+def test_bench_json_writes_null_for_an_undefined_jain_index():
+    # 10 ms: no flow has delivered anything, Jain's index is NaN, and json.dumps wrote the bare word NaN.
+    p = cli("bench", "--flows", "10", "--sim-s", "0.01", "--json", "--repeat", "1")
+    assert p.returncode == 0, p.stderr
+    line = [ln for ln in p.stdout.splitlines() if ln.startswith("{")][0]
+    assert "NaN" not in line
+    row = json.loads(line, parse_constant=lambda c: pytest.fail(f"not JSON: {c}"))
+    assert row["jain"] is None and row["goodput_bps"] == 0
+
+
+def test_documented_commands_quote_every_argument_with_an_arrow(root):
+    # Unquoted, `--zip links.r1->r2.rate=5Mbps` is cut at `>`, a redirection to a file "r2.rate=5Mbps".
+    import re
+    import shlex
+
+    docs = [root / "README.md", *sorted((root / "docs").glob("*.md")), *sorted((root / "docs").glob("*/*.md"))]
+    checked = 0
+    for doc in docs:
+        text = doc.read_text()
+        blocks = re.findall(r"```(?:sh|bash|console|shell)\n(.*?)```", text, re.S)
+        commands = [ln for b in blocks for ln in b.replace("\\\n", " ").splitlines()]
+        commands += re.findall(r"`(pinchpoint [^`]*)`", text)
+        for cmd in commands:
+            if "->" not in cmd:
+                continue
+            lex = shlex.shlex(cmd.lstrip("$ "), posix=True, punctuation_chars=True)
+            lex.whitespace_split = True
+            tokens = list(lex)
+            assert not any(t.startswith(">") for t in tokens), f"{doc.name}: unquoted -> in: {cmd}"
+            checked += 1
+    assert checked >= 2

@@ -39,6 +39,25 @@ def test_without_rate_interval_the_table_is_empty_and_there_is_no_cov_column():
     assert "handshake_s" not in r.flows.columns
 
 
+def test_tables_that_were_not_recorded_have_their_columns_and_concatenate_with_recorded_ones(tmp_path):
+    # packets.parquet and flow_rates.parquet of a run without packet_trace / rate_interval had
+    # only the run, scenario and seed columns, and pyarrow.concat_tables refused them.
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    on = cbr()
+    on.metrics(packet_trace=True)
+    full = pp.run(on).write(tmp_path / "full")
+    empty = pp.run(cbr(rate_interval=None)).write(tmp_path / "empty")
+    for name, cols in (("flow_rates", ["flow", "interval_start_s", "bytes", "rate_bps"]),
+                       ("packets", ["t_s", "flow", "delay_s", "size_bytes", "seq", "ce", "retx"])):
+        a, b = pq.read_table(full / f"{name}.parquet"), pq.read_table(empty / f"{name}.parquet")
+        assert b.num_rows == 0 and b.column_names == ["run", "scenario", "seed"] + cols
+        assert a.num_rows > 0 and a.schema == b.schema
+        both = pa.concat_tables([a, b])
+        assert both.num_rows == a.num_rows and both.column_names == a.column_names
+
+
 def test_flow_rates_survive_write_and_read_and_go_into_the_store(tmp_path):
     r = pp.run(cbr())
     back = Results.read(r.write(tmp_path / "out"))

@@ -175,3 +175,112 @@ def test_an_invalid_sweep_point_is_named_before_anything_runs(tmp_path):
     with pytest.raises(pp.ScenarioError, match=r"sweep point links.r->b.rate=10 parsecs: .*links\[1\].rate"):
         sweep(tiny(), {"links.r->b.rate": ["5Mbps", "10 parsecs"]}, store=tmp_path / "x.duckdb")
     assert not (tmp_path / "x.duckdb").exists() and not (tmp_path / "x.duckdb.spool").exists()
+
+
+def arrivals_only(duration="1s"):
+    s = pp.Scenario("arrivals-only", duration=duration)
+    s.host("a").host("b").router("r")
+    s.link("a", "r", rate="100Mbps", delay="1ms").link("r", "b", rate="5Mbps", delay="10ms")
+    s.arrivals("web", "a", "b", pp.poisson_arrivals(20.0, pp.size("fixed", pkts=10)))
+    return s
+
+
+def test_a_sweep_of_arrivals_alone_summarises_the_transfers_and_sees_that_the_seeds_differ(tmp_path):
+    # The summary read the flows table only: a scenario without [[flows]] gave goodput 0, jain NaN
+    # and seeds_differ False (with a warning of identical seeds) though the transfers differed.
+    db = tmp_path / "a.duckdb"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SeedWarning)
+        t = sweep(arrivals_only(), {}, seeds=[1, 2], store=db, workers=1)
+    assert t["seeds_differ"].all()
+    assert (t["transfers"] > 5).all() and (t["transfers_completed"] > 0).all() and (t["transfer_bytes"] > 0).all()
+    assert (t["response_time_p50_s"] > 0).all()
+    assert t["goodput_bps"].isna().all() and t["jain"].isna().all()  # no [[flows]]: not "carried nothing"
+    r = pp.run(arrivals_only(), seed=2)
+    row = t[t["seed"] == 2].iloc[0]
+    assert row["transfers"] == len(r.transfers) and row["transfer_bytes"] == r.transfers["delivered_bytes"].sum()
+    # Read back from the store (nothing runs again), the rows and the verdict are the same.
+    again = sweep(arrivals_only(), {}, seeds=[1, 2], store=db, workers=1)
+    assert again["wall_s"].isna().all()
+    cols = ["run", "transfers", "transfers_completed", "transfer_bytes", "response_time_p50_s", "seeds_differ"]
+    assert again[cols].equals(t[cols])
+
+
+def test_seeds_of_a_deterministic_scenario_do_not_differ_when_one_was_stored_before(tmp_path):
+    # The fingerprint of a run read back from the store equals that of the run itself.
+    db = tmp_path / "d.duckdb"
+    sweep(tiny("0.5s"), {}, seeds=[1], store=db, workers=1)
+    with pytest.warns(SeedWarning):
+        t = sweep(tiny("0.5s"), {}, seeds=[1, 2], store=db, workers=1)
+    assert t["wall_s"].isna().tolist() == [True, False] and not t["seeds_differ"].any()
+
+
+@pytest.mark.parametrize("grid, zip_, seeds, words", [
+    ({"simulation.seed": [4, 5]}, None, None, ["simulation.seed", "--seeds"]),
+    (None, {"simulation.seed": [4, 5]}, None, ["simulation.seed", "--seeds"]),
+    (None, {"flows.f1.cc": []}, None, ["zip[0]", "flows.f1.cc", "no values"]),
+    ({"flows.f1.cc": ["cubic", "cubic"]}, None, None, ["flows.f1.cc", '"cubic" appears twice']),
+    (None, {"flows.f1.cc": ["reno", "reno"], "flows.f1.tcp.mss": [500, 500]}, None, ["zip[0]", "appears twice"]),
+    ({"flows.f1.cc": ["reno"]}, {"flows.f1.cc": ["cubic"]}, None, ["'flows.f1.cc' appears twice"]),
+    (None, None, [1, 1], ["seed 1 appears twice"]),
+])
+def test_sweeps_that_would_run_nothing_or_the_same_runs_twice_or_ignore_a_value_are_refused(tmp_path, grid, zip_,
+                                                                                            seeds, words):
+    with pytest.raises(PlanError) as e:
+        sweep(tiny(), grid or {}, zip=zip_, seeds=seeds, store=tmp_path / "x.duckdb")
+    for w in words:
+        assert w in str(e.value), str(e.value)
+    assert not (tmp_path / "x.duckdb").exists()
+
+
+def test_a_zip_may_repeat_one_parameters_value_when_the_pairs_differ():
+    p = Plan(zip=[{"flows.f1.cc": ["reno", "reno"], "flows.f1.tcp.mss": [500, 1000]}])
+    p.check()
+    assert len(p.points()) == 2
+
+
+PLAN_ERRORS = {
+    "seeds_text": ('seeds = "abc"\n', "seeds: expected a list of integers"),
+    "seeds_number": ("seeds = 5\n", "seeds: expected a list of integers"),
+    "seeds_fraction": ("seeds = [1.5]\n", "seeds[0]: expected an integer, got 1.5"),
+    "seeds_twice": ("seeds = [3, 3]\n", "seed 3 appears twice"),
+    "seed_param": ('[grid]\n"simulation.seed" = [1, 2]\n', "'simulation.seed'"),
+    "grid_number": ("grid = 5\n", "grid: expected a table"),
+    "zip_number": ("zip = 3\n", "zip: expected [[zip]] tables"),
+    "zip_empty": ('[[zip]]\n"flows.f1.cc" = []\n"flows.f1.tcp.mss" = []\n', "zip[0]: parameter 'flows.f1.cc' has no values"),
+    "grid_twice": ('[grid]\n"flows.f1.cc" = ["reno", "reno"]\n', "value \"reno\" appears twice"),
+    "n_text": ('[random]\nn = "x"\n"flows.f1.tcp.mss" = { min = 500, max = 600 }\n', "[random] n: expected an integer"),
+    "seed_text": ('[random]\nn = 2\nseed = "x"\n"flows.f1.tcp.mss" = { min = 500, max = 600 }\n',
+                  "[random] seed: expected an integer"),
+    "log_text": ('[random]\nn = 2\n"flows.f1.start_jitter" = { min = "1ms", max = "100ms", log = "false" }\n',
+                 "[random] flows.f1.start_jitter: log: expected true or false, got 'false'"),
+    "spec_number": ('[sobol]\nn = 2\n"flows.f1.start_jitter" = 7\n', "[sobol] flows.f1.start_jitter: expected { min"),
+    "spec_units": ('[sobol]\nn = 2\n"flows.f1.start_jitter" = { min = "1ms", max = 5 }\n', "[sobol] flows.f1.start_jitter"),
+    "spec_list": ('[sobol]\nn = 2\n"flows.f1.tcp.mss" = { min = [1], max = 5 }\n', "min and max must be numbers"),
+    "choices_text": ('[sobol]\nn = 2\n"flows.f1.cc" = { choices = "reno" }\n', "choices: expected a list"),
+    "sobol_table": ('sobol = 4\n', "sobol: expected a table"),
+    "not_toml": ("[grid\n", "not valid TOML"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(PLAN_ERRORS))
+def test_plan_files_of_the_wrong_type_are_refused_naming_the_file_and_the_key(tmp_path, case):
+    # They crashed with tracebacks (int("abc"), dict(3)), truncated 1.5 to 1, or read
+    # log = "false" as true; draw errors did not name the file.
+    text, words = PLAN_ERRORS[case]
+    f = tmp_path / f"{case}.toml"
+    f.write_text(text)
+    with pytest.raises(PlanError) as e:
+        Plan.from_file(f)
+    assert str(e.value).startswith(f"{f}: ") and words in str(e.value), str(e.value)
+
+
+def test_a_plan_path_that_is_a_directory_is_refused_naming_it(tmp_path):
+    with pytest.raises(PlanError, match="got a directory"):
+        Plan.from_file(tmp_path)
+
+
+def test_log_true_is_still_log_uniform():
+    p = Plan(draw="sobol", draw_n=2, draw_params={"x": {"min": 1.0, "max": 100.0, "log": True}})
+    p.check()
+    assert [pt["x"] for pt in p.points()] == [1.0, pytest.approx(10.0)]

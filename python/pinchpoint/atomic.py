@@ -104,6 +104,17 @@ def recover(out: Path) -> Path:
     return out
 
 
+def file_in_the_way(path: str | Path) -> Path | None:
+    """The nearest existing ancestor of ``path`` if it is not a directory (``path`` cannot be
+    created under it: NotADirectoryError), else None."""
+    for parent in Path(path).absolute().parents:
+        if parent.exists():
+            return None if parent.is_dir() else parent
+        if parent.is_symlink():  # a dangling link: mkdir would fail on it too
+            return parent
+    return None
+
+
 def refuse_to_replace(out: str | Path, replaces: Callable[[Path], bool] | None = None, what: str = "") -> None:
     """Raises :class:`FileExistsError` if ``out`` exists and :func:`write_dir` must not replace
     it: a file (only directories are replaced), or a directory for which ``replaces(out)`` is

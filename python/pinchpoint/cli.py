@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import sys
 from pathlib import Path
 from typing import Annotated, Optional
@@ -184,10 +185,14 @@ def plot(
         _fail(f"--style: expected one of {', '.join(STYLES)}, got {style!r}")
     if not (results_dir / "meta.json").exists():
         _fail(f"{results_dir}: not a results directory (no meta.json); write one with 'pinchpoint run FILE --out DIR'")
+    if out is not None and out.exists() and not out.is_dir():
+        _fail(f"--out: {out} exists and is not a directory; expected a directory for the figures")
+    fig_dir = out or results_dir / "figures"
+    _make_parent(fig_dir, "--out", itself=True)
     res = Results.read(results_dir)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        paths = res.plot.save_all(out or results_dir / "figures", formats=formats, style=style)
+        paths = res.plot.save_all(fig_dir, formats=formats, style=style)
     for w in caught:
         console.print(f"[yellow]note:[/] {escape(str(w.message))}", highlight=False, soft_wrap=True)
     for p in paths:
@@ -281,19 +286,42 @@ def bench(
             _fail("ns-3 is not installed: pip install 'pinchpoint[ns3]' (the ns3 wheel from PyPI)")
     rows = []
     for n in sizes:
-        rows.append(bench_mod.run_pinchpoint(n, sim_s, repeat=repeat, jitter_ms=start_jitter_ms,
-                                             per_flow_mbps=per_flow_mbps))
+        try:
+            rows.append(bench_mod.run_pinchpoint(n, sim_s, repeat=repeat, jitter_ms=start_jitter_ms,
+                                                 per_flow_mbps=per_flow_mbps))
+        except _native.ScenarioError as e:
+            # The options made a dumbbell the engine refuses (say, a jitter above its limit).
+            msg = api._JSON_POSITION.sub("", str(e))  # a position in generated JSON nobody saw
+            opt = "--start-jitter-ms" if "start_jitter" in msg else "--flows, --sim-s or --per-flow-mbps"
+            _fail(f"{opt}: the benchmark scenario is invalid: {msg}")
         if as_json:
-            print(json.dumps(rows[-1]), flush=True)
+            print(_json_text(rows[-1]), flush=True)
         else:
             console.print(f"pinchpoint N={n}: {rows[-1]['wall_s']:.3f} s", highlight=False)
         if against == "ns3":
             console.print(f"ns-3 N={n}: running ({sim_s:g} simulated s) ...", highlight=False)
             rows.append(xval.run_dumbbell(n, sim_s, per_flow_mbps))
             if as_json:
-                print(json.dumps({k: rows[-1][k] for k in bench_mod.JSON_KEYS}), flush=True)
+                print(_json_text({k: rows[-1][k] for k in bench_mod.JSON_KEYS}), flush=True)
     if not as_json:
         out_console.print(bench_mod.table(rows))
+
+
+def _finite_or_none(x):
+    if isinstance(x, float):
+        return x if math.isfinite(x) else None
+    if isinstance(x, dict):
+        return {k: _finite_or_none(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_finite_or_none(v) for v in x]
+    return x
+
+
+def _json_text(obj) -> str:
+    """JSON text of ``obj`` with NaN and infinities as null: json.dumps writes them as the
+    bare words NaN and Infinity, which are not JSON (a Jain's index of flows that carried
+    nothing is NaN)."""
+    return json.dumps(_finite_or_none(obj), allow_nan=False)
 
 
 def _bench_sizes(flows: str) -> list[int]:
@@ -339,7 +367,7 @@ def crossval(
         console.print(f"running {scenario.name} in pinchpoint and ns-3 ...", highlight=False)
     cmp = xval.compare(scenario, sim_s=sim_s)
     if as_json:
-        print(json.dumps(cmp))
+        print(_json_text(cmp))
         return
     for t in crossval_tables(cmp):
         out_console.print(t)
@@ -390,11 +418,45 @@ def crossval_tables(cmp: dict) -> list[Table]:
     return [ft, pt, st]
 
 
+def _make_parent(out: Path, opt: str, itself: bool = False) -> None:
+    """Creates the directory ``out`` goes in (``out`` itself with ``itself``); fails naming
+    ``opt`` when a file is in the way or the directory cannot be made."""
+    from .atomic import file_in_the_way
+
+    blocker = file_in_the_way(out / "x" if itself else out)
+    if blocker is not None:
+        _fail(f"{opt}: {out}: {blocker} is a file, not a directory")
+    try:
+        (out if itself else out.parent).mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        _fail(f"{opt}: {out}: cannot create the directory ({e.strerror or e})")
+
+
+def _check_table_out(out: Path) -> None:
+    """``sweep --out``: a .csv or .parquet file name (any case), not a directory, not under a
+    file, and not an existing file other than a previous sweep table of that format (writing
+    replaces it: a scenario or a data file given by mistake must be left as it was)."""
+    from . import sweep as sweep_mod
+    from .atomic import file_in_the_way
+
+    if out.is_dir():
+        _fail(f"--out: {out} is a directory; expected a table file (.csv or .parquet)")
+    if out.suffix.lower() not in sweep_mod.TABLE_FORMATS:
+        _fail(f"--out: {out}: expected a file name ending in .csv or .parquet, got "
+              + (f"{out.suffix!r}" if out.suffix else "no suffix"))
+    blocker = file_in_the_way(out)
+    if blocker is not None:
+        _fail(f"--out: {out}: {blocker} is a file, not a directory")
+    if out.exists() and not sweep_mod.is_sweep_table(out):
+        _fail(f"--out: {out} exists and is not a sweep table ({out.suffix.lower()[1:].upper()} with the columns "
+              f"seed, run, goodput_bps, ...): not replaced; choose another path or remove it")
+
+
 @app.command()
 def sweep(
     scenario: Annotated[Path, typer.Argument(help="Base scenario file (TOML).")],
     set_: Annotated[Optional[list[str]], typer.Option("--set", help="PATH=VALUES, crossed with every other --set: "
-                    "flows.f1.cc=reno,newreno; links.r1->r2.rate=5Mbps,10Mbps; "
+                    "flows.f1.cc=reno,newreno; 'links.r1->r2.rate=5Mbps,10Mbps' (quote ->); "
                     "'links.r1->r2.queue={kind=\"droptail\",limit_pkts=20},{kind=\"rda\"}' (see README); repeatable.")] = None,
     zip_: Annotated[Optional[list[str]], typer.Option("--zip", help="PATH=VALUES varied together with the other --zip "
                     "parameters (lists of one length), crossed with the --set grid; repeatable.")] = None,
@@ -404,7 +466,7 @@ def sweep(
     store: Annotated[Path, typer.Option(help="DuckDB file for the run summaries.")] = Path("results/sweep.duckdb"),
     out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Also write the sweep table here (.csv or .parquet).")] = None,
     scheduler: Annotated[Optional[str], typer.Option(help="Dask scheduler address; default: local processes.")] = None,
-    workers: Annotated[Optional[int], typer.Option(help="Local worker processes (default: CPU count).")] = None,
+    workers: Annotated[Optional[int], typer.Option(help="Local worker processes, at least 1 (default: CPU count).")] = None,
 ) -> None:
     """Run every point of a plan (grid x paired lists x draws) x seeds; each run is stored once in DuckDB."""
     import warnings
@@ -412,7 +474,9 @@ def sweep(
     from . import sweep as sweep_mod
     from .plan import PlanError
     from .scenario import ParameterError
-    from .store import NotAStore, StoreLocked
+    from .store import NotAStore, StoreLocked, check_store_path
+
+    from .plan import _first_duplicate
 
     def params(items: Optional[list[str]], opt: str) -> dict[str, list]:
         d: dict[str, list] = {}
@@ -420,7 +484,18 @@ def sweep(
             if "=" not in item:
                 _fail(f"{opt} {item!r}: expected PATH=V1,V2,...")
             path, values = item.split("=", 1)
-            d[path.strip()] = sweep_mod.parse_values(values)
+            path = path.strip()
+            if path in d:  # a dict would keep the last values only
+                _fail(f"{opt} {path}: parameter appears twice; give all its values in one {opt} {path}=V1,V2,...")
+            if path == "simulation.seed":  # each run's seed is set by the sweep, over this value
+                _fail(f"{opt} {path}: the sweep sets each run's seed; give the seeds with --seeds "
+                      f"(e.g. --seeds {values.strip() or '1,2'})")
+            d[path] = sweep_mod.parse_values(values)
+            if not d[path]:
+                _fail(f"{opt} {path}: no values (the sweep would run nothing); expected PATH=V1,V2,...")
+            dup = _first_duplicate(d[path]) if opt == "--set" else None  # --zip: the pairs (below)
+            if dup is not None:
+                _fail(f"{opt} {path}: value {dup} appears twice (the same runs twice)")
         return d
 
     grid, zipped = params(set_, "--set"), params(zip_, "--zip")
@@ -431,10 +506,24 @@ def sweep(
     except ValueError:
         _fail(f"--seeds {seeds!r}: expected comma-separated integers")
         return
+    if seed_list is not None:
+        if not seed_list:
+            _fail(f"--seeds {seeds!r}: expected comma-separated integers, at least one")
+        bad = [x for x in seed_list if not 0 <= x < 2**64]
+        if bad:
+            _fail(f"--seeds: expected integers from 0 to 2^64 - 1, got {bad[0]}")
+        if _first_duplicate(seed_list) is not None:
+            _fail(f"--seeds: seed {_first_duplicate(seed_list)} appears twice (the same runs twice)")
     if keep not in (None, "series"):
         _fail(f"--keep {keep!r}: expected 'series'")
-    if out is not None and out.is_dir():
-        _fail(f"--out: {out} is a directory; expected a table file (.csv or .parquet)")
+    if workers is not None and workers < 1:
+        _fail(f"--workers: expected at least 1 worker process, got {workers}")
+    if out is not None:
+        _check_table_out(out)
+    try:
+        check_store_path(store)  # before the sweep, not after it
+    except NotAStore as e:
+        _fail(f"--store: {e}")
     try:
         with warnings.catch_warnings(record=True) as caught, \
                 Progress(TextColumn("[bold]sweep"), BarColumn(), TextColumn("{task.completed}/{task.total} runs"),
@@ -447,13 +536,15 @@ def sweep(
     except (_native.ScenarioError, ParameterError, PlanError, StoreLocked, NotAStore) as e:
         _fail(str(e))
         return
+    except sweep_mod.SchedulerError as e:
+        _fail(f"--scheduler: {e}")
+        return
     for w in caught:
         console.print(f"[yellow]warning:[/] {escape(str(w.message))}", highlight=False, soft_wrap=True)
     if out is not None:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        from . import atomic
-
-        atomic.write_file(out, lambda tmp: table.to_parquet(tmp) if out.suffix == ".parquet" else table.to_csv(tmp, index=False))
+        _check_table_out(out)  # again: the sweep ran for a while
+        _make_parent(out, "--out")
+        sweep_mod.write_table(table, out)
     out_console.print(table.to_string(index=False))
     out_console.print(f"stored in {store}" + (f"; series in {store}.series/" if keep else ""))
 
@@ -513,7 +604,22 @@ def schema(out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Writ
     else:
         from . import atomic
 
+        if out.is_dir():
+            _fail(f"--out: {out} is a directory; expected a file name for the schema (e.g. scenario.schema.json)")
+        if out.exists() and not _is_json_schema(out):
+            _fail(f"--out: {out} exists and is not a JSON Schema (no \"$schema\" key): not replaced; "
+                  "choose another path or remove it")
+        _make_parent(out, "--out")
         atomic.write_text(out, text)
+
+
+def _is_json_schema(path: Path) -> bool:
+    """True if ``path`` holds a JSON Schema (a previous ``schema --out``), which may be replaced."""
+    try:
+        d = json.loads(path.read_text())
+    except (OSError, ValueError):  # UnicodeDecodeError and JSONDecodeError are ValueErrors
+        return False
+    return isinstance(d, dict) and "$schema" in d
 
 
 @app.command()

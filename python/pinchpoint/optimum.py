@@ -76,10 +76,10 @@ class MaxminResult:
 
 
 def _scenario_text(scenario: Scenario | str | Path) -> tuple[str, str, str]:
-    if isinstance(scenario, Scenario):
-        return scenario.to_json(), scenario.origin, "json"
-    p = Path(scenario)
-    return p.read_text(), str(p), "toml"
+    from .api import _text
+
+    # run's and validate's reading: a missing file or a directory is a ScenarioError naming it.
+    return _text(scenario)
 
 
 def flows_of(scenario: Scenario | str | Path, at: float = 0.0) -> tuple[list[FlowDemand], list[tuple[str, float]]]:

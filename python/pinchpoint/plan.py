@@ -104,26 +104,42 @@ def _lowest_zero_bit(i: int) -> int:
     return c
 
 
+def _number(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
 def _map_draw(path: str, spec: Any, u: float) -> Any:
     if isinstance(spec, dict) and "choices" in spec:
-        ch = list(spec["choices"])
+        ch = spec["choices"]
+        if not isinstance(ch, list):
+            raise PlanError(f"{path}: choices: expected a list of values, got {ch!r}")
         if not ch:
             raise PlanError(f"{path}: choices is empty")
+        extra = set(spec) - {"choices"}
+        if extra:
+            raise PlanError(f"{path}: unknown key(s) {', '.join(sorted(extra))} beside choices")
         return ch[min(int(u * len(ch)), len(ch) - 1)]
     if not (isinstance(spec, dict) and "min" in spec and "max" in spec):
         raise PlanError(f"{path}: expected {{ min = ..., max = ... }} or {{ choices = [...] }}, got {spec!r}")
-    lo, hi, log = spec["min"], spec["max"], bool(spec.get("log", False))
+    lo, hi, log = spec["min"], spec["max"], spec.get("log", False)
     extra = set(spec) - {"min", "max", "log"}
     if extra:
         raise PlanError(f"{path}: unknown key(s) {', '.join(sorted(extra))}; expected min, max, log")
+    # bool("false") is True: a string here would silently turn log scale on.
+    if not isinstance(log, bool):
+        raise PlanError(f"{path}: log: expected true or false, got {log!r}")
     if isinstance(lo, str) or isinstance(hi, str):
         a, b = units.parse(str(lo)), units.parse(str(hi))
         if a is None or b is None or a[0] != b[0]:
             raise PlanError(f"{path}: min and max must be quantities of one kind with units "
                             f"(like '5ms' and '50ms'), got {lo!r} and {hi!r}")
         kind, lo_v, hi_v = a[0], a[1], b[1]
-    else:
+    elif _number(lo) and _number(hi):
         kind, lo_v, hi_v = None, float(lo), float(hi)
+    else:
+        raise PlanError(f"{path}: min and max must be numbers or quantities with units, got {lo!r} and {hi!r}")
+    if not (math.isfinite(lo_v) and math.isfinite(hi_v)):
+        raise PlanError(f"{path}: min and max must be finite, got {lo!r} and {hi!r}")
     if hi_v < lo_v:
         raise PlanError(f"{path}: max {hi!r} is below min {lo!r}")
     if log:
@@ -134,9 +150,21 @@ def _map_draw(path: str, spec: Any, u: float) -> Any:
         x = lo_v + u * (hi_v - lo_v)
     if kind is not None:
         return units.format_value(kind, x)
-    if isinstance(lo, int) and isinstance(hi, int) and not isinstance(lo, bool):
+    if isinstance(lo, int) and isinstance(hi, int):
         return min(int(lo + math.floor(u * (hi - lo + 1))), hi) if not log else int(round(x))
     return x
+
+
+def _first_duplicate(values: list[Any]) -> str | None:
+    """The first value that appears twice in ``values`` (as JSON text: values may be tables),
+    or None."""
+    seen: set[str] = set()
+    for v in values:
+        text = json.dumps(v, sort_keys=True)
+        if text in seen:
+            return text
+        seen.add(text)
+    return None
 
 
 @dataclass
@@ -154,25 +182,46 @@ class Plan:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any], origin: str = "<plan>") -> Plan:
+        """A plan from the tables of a plan file; raises :class:`PlanError` naming ``origin``
+        and the key for anything of the wrong type (not a traceback, nor a value guessed)."""
         unknown = set(d) - {"seeds", "grid", "zip", "random", "sobol"}
         if unknown:
             raise PlanError(f"{origin}: unknown key(s) {', '.join(sorted(unknown))}; expected seeds, grid, zip, "
                             f"random or sobol")
+
+        def integer(value: Any, key: str) -> int:
+            # int(1.5) would truncate and int("abc") raise a bare ValueError: neither names the key.
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise PlanError(f"{origin}: {key}: expected an integer, got {value!r}")
+            return value
+
+        def table(value: Any, key: str, example: str) -> dict[str, Any]:
+            if not isinstance(value, dict):
+                raise PlanError(f"{origin}: {key}: expected a table ({example}), got {value!r}")
+            return value
+
         p = cls(origin=origin)
-        p.seeds = [int(s) for s in d.get("seeds", [1])]
-        p.grid = {k: list(v) if isinstance(v, list) else [v] for k, v in d.get("grid", {}).items()}
+        seeds = d.get("seeds", [1])
+        if not isinstance(seeds, list):
+            raise PlanError(f"{origin}: seeds: expected a list of integers (seeds = [1, 2, 3]), got {seeds!r}")
+        p.seeds = [integer(s, f"seeds[{i}]") for i, s in enumerate(seeds)]
+        grid = table(d.get("grid", {}), "grid", '[grid] with "PATH" = [values]')
+        p.grid = {k: list(v) if isinstance(v, list) else [v] for k, v in grid.items()}
         zips = d.get("zip", [])
-        p.zip = [dict(z) for z in (zips if isinstance(zips, list) else [zips])]
+        if not isinstance(zips, (list, dict)):
+            raise PlanError(f"{origin}: zip: expected [[zip]] tables of \"PATH\" = [values], got {zips!r}")
+        zips = zips if isinstance(zips, list) else [zips]
+        p.zip = [dict(table(z, f"zip[{i}]", '[[zip]] with "PATH" = [values]')) for i, z in enumerate(zips)]
         if "random" in d and "sobol" in d:
             raise PlanError(f"{origin}: give either [random] or [sobol], not both")
         for method in ("random", "sobol"):
             if method in d:
-                t = dict(d[method])
+                t = dict(table(d[method], method, f'[{method}] with n and "PATH" = {{ min = ..., max = ... }}'))
                 p.draw = method
                 if "n" not in t:
                     raise PlanError(f"{origin}: [{method}] needs n (the number of draws)")
-                p.draw_n = int(t.pop("n"))
-                p.draw_seed = int(t.pop("seed", 1))
+                p.draw_n = integer(t.pop("n"), f"[{method}] n")
+                p.draw_seed = integer(t.pop("seed", 1), f"[{method}] seed")
                 p.draw_params = t
                 if not t:
                     raise PlanError(f"{origin}: [{method}] has no parameters")
@@ -182,15 +231,24 @@ class Plan:
     @classmethod
     def from_file(cls, path: str | Path) -> Plan:
         p = Path(path)
+        if p.is_dir():
+            raise PlanError(f"{p}: expected a plan file (TOML), got a directory")
         try:
             with p.open("rb") as fh:
-                return cls.from_dict(tomllib.load(fh), origin=str(p))
+                data = tomllib.load(fh)
         except FileNotFoundError:
             raise PlanError(f"{p}: no such plan file") from None
+        except UnicodeDecodeError:
+            raise PlanError(f"{p}: not a text (UTF-8) file") from None
         except tomllib.TOMLDecodeError as e:
-            raise PlanError(f"{p}: {e}") from None
+            raise PlanError(f"{p}: not valid TOML: {e}") from None
+        return cls.from_dict(data, origin=str(p))
 
     def check(self) -> None:
+        """Raises :class:`PlanError` (naming ``origin``) for a plan that cannot be run as meant:
+        a parameter given twice, a parameter without values (the sweep would run nothing), a
+        value or seed given twice (the same runs twice, duplicate rows), ``simulation.seed``
+        as a parameter (the sweep sets each run's seed), a bad draw or bad seeds."""
         seen: set[str] = set()
         groups = [("grid", self.grid)] + [(f"zip[{i}]", z) for i, z in enumerate(self.zip)] + \
                  [(self.draw or "draw", self.draw_params)]
@@ -199,22 +257,46 @@ class Plan:
                 if k in seen:
                     raise PlanError(f"{self.origin}: parameter {k!r} appears twice ({where})")
                 seen.add(k)
-        for where, g in groups[:1]:
-            for k, v in g.items():
-                if not v:
-                    raise PlanError(f"{self.origin}: {where}: parameter {k!r} has no values")
+                if k.strip() == "simulation.seed":
+                    raise PlanError(f"{self.origin}: {where}: parameter 'simulation.seed': the sweep sets each "
+                                    f"run's seed; give the seeds with --seeds (or seeds = [...] in a plan file)")
+        for k, v in self.grid.items():
+            if not v:
+                raise PlanError(f"{self.origin}: grid: parameter {k!r} has no values")
+            dup = _first_duplicate(v)
+            if dup is not None:
+                raise PlanError(f"{self.origin}: grid: parameter {k!r}: value {dup} appears twice")
         for i, z in enumerate(self.zip):
             lengths = {k: len(v) if isinstance(v, list) else -1 for k, v in z.items()}
             if -1 in lengths.values() or len(set(lengths.values())) > 1:
                 raise PlanError(f"{self.origin}: zip[{i}]: paired parameters need lists of one length, got "
                                 + ", ".join(f"{k} ({n})" for k, n in lengths.items()))
+            for k, n in lengths.items():
+                if n == 0:
+                    raise PlanError(f"{self.origin}: zip[{i}]: parameter {k!r} has no values")
+            # A value may repeat within one parameter (paired with different values of another);
+            # a whole pair may not.
+            dup = _first_duplicate([dict(zip(z, vals)) for vals in zip(*z.values())])
+            if dup is not None:
+                raise PlanError(f"{self.origin}: zip[{i}]: the point {dup} appears twice")
         if self.draw == "sobol" and len(self.draw_params) > MAX_SOBOL_DIMS:
             raise PlanError(f"{self.origin}: [sobol] has {len(self.draw_params)} parameters; at most "
                             f"{MAX_SOBOL_DIMS} are supported")
-        if self.draw and self.draw_n < 1:
-            raise PlanError(f"{self.origin}: [{self.draw}] n must be at least 1")
+        if self.draw and (isinstance(self.draw_n, bool) or not isinstance(self.draw_n, int) or self.draw_n < 1):
+            raise PlanError(f"{self.origin}: [{self.draw}] n must be an integer of at least 1, got {self.draw_n!r}")
+        for k, spec in self.draw_params.items():
+            try:  # the spec's errors now, naming the plan, not when the points are drawn
+                _map_draw(k, spec, 0.0)
+            except PlanError as e:
+                raise PlanError(f"{self.origin}: [{self.draw}] {e}") from None
         if not self.seeds:
             raise PlanError(f"{self.origin}: seeds is empty")
+        for s in self.seeds:
+            if isinstance(s, bool) or not isinstance(s, int) or not 0 <= s < 2**64:
+                raise PlanError(f"{self.origin}: seeds: expected integers from 0 to 2^64 - 1, got {s!r}")
+        dup = _first_duplicate(self.seeds)
+        if dup is not None:
+            raise PlanError(f"{self.origin}: seeds: seed {dup} appears twice")
 
     @property
     def parameters(self) -> list[str]:

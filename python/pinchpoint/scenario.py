@@ -357,10 +357,19 @@ class Scenario:
 
     @classmethod
     def from_file(cls, path: str | Path) -> Scenario:
-        """Reads a TOML scenario file (validation happens when it is run or validated)."""
-        p = Path(path)
-        with p.open("rb") as fh:
-            return cls.from_dict(tomllib.load(fh), origin=str(p))
+        """Reads a TOML scenario file (validation happens when it is run or validated). A
+        missing file, a directory or text that is not TOML raises :class:`ScenarioError`."""
+        from . import api
+
+        # The checks of run and validate: a missing file, a directory or a file that is not
+        # text raise ScenarioError naming it, not an OSError.
+        text, origin, _ = api._text(Path(path))
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError:
+            api.validate(Path(path))  # raises the engine's error, with the file, line and column
+            raise  # pragma: no cover (the engine accepted what tomllib refused)
+        return cls.from_dict(data, origin=origin)
 
     def __repr__(self) -> str:
         d = self.data

@@ -78,7 +78,12 @@ def check_store_path(path: Path) -> None:
     """Raises :class:`NotAStore` if ``path`` exists and is not a DuckDB database file: DuckDB
     opened some other files (a ``.csv``) without complaint and the runs merged into them were
     lost. A database file holds DuckDB's magic bytes ``DUCK`` at offset 8 (DuckDB itself refuses
-    an empty file)."""
+    an empty file). A path under a file (``data.csv/s.duckdb``) is refused too."""
+    from .atomic import file_in_the_way
+
+    blocker = file_in_the_way(path)
+    if blocker is not None:
+        raise NotAStore(f"{path}: {blocker} is a file, not a directory: the store cannot be created under it")
     if not path.exists():
         return
     if path.is_dir():

@@ -17,9 +17,12 @@ Parameters are dotted paths into the scenario; list elements are addressed by in
 The returned table has one row per run: a column per parameter (tables as JSON text), typed
 columns beside quantities (``links.r1->r2.rate_bps``, ``..._s``, ``..._bytes``) and beside the
 fields of table values (``links.r1->r2.queue.limit_pkts``), then ``seed``, ``run`` (the store
-key), ``goodput_bps`` (aggregate), ``jain``, ``wall_s`` (None when the run was already stored),
-``seed_sources`` (the scenario's random components; empty when the seed changes nothing) and
-``seeds_differ`` (whether the seeds of this point gave different results).
+key), ``goodput_bps`` and ``jain`` (aggregate goodput and Jain's index of the scenario's
+``[[flows]]``; NaN without any), ``transfers``, ``transfers_completed``, ``transfer_bytes`` and
+``response_time_p50_s`` (the transfers of its ``[[arrivals]]``), ``wall_s`` (None when the run
+was already stored), ``seed_sources`` (the scenario's random components; empty when the seed
+changes nothing) and ``seeds_differ`` (whether the seeds of this point gave different results:
+flows, transfers or ports).
 
 Sources of variation between seeds are the parts whose settings draw random numbers
 (:func:`pinchpoint.api.random_parts`): a flow's ``start_jitter``, ``poisson`` workloads,
@@ -43,9 +46,13 @@ from pathlib import Path
 from typing import Any
 
 from . import units
-from .plan import Plan
+from .plan import Plan, PlanError
 from .scenario import Scenario, set_path
 from .store import Store
+
+class SchedulerError(ValueError):
+    """The Dask scheduler given to a sweep could not be reached."""
+
 
 class SeedWarning(UserWarning):
     """Seeds that change nothing were given as if they were replications."""
@@ -180,13 +187,109 @@ def _run_point(scenario: dict[str, Any], origin: str, seed: int, keep_series: bo
     return res.meta, res.scenario_toml, {name: t for name, t in res.tables.items() if name in keep}
 
 
-def _summary(flows) -> tuple[float, float, tuple]:
+#: What a sweep row summarises from each table of a run, and what tells two runs apart (the
+#: fingerprint behind ``seeds_differ``): the scenario's flows, the transfers of its arrival
+#: processes and the ports, so that a scenario of arrivals alone (no ``[[flows]]``) is summarised
+#: and compared too. Integer counters and times that are never NaN, so that a run read back from
+#: the store gives the same fingerprint as the run itself.
+_FINGERPRINT = {
+    "flows": (["flow"], ["goodput_bps", "sent_pkts", "delivered_bytes"]),
+    "transfers": (["arrival", "transfer"], ["start_s", "size_bytes", "delivered_bytes", "completed"]),
+    "ports": (["port"], ["tx_pkts", "drops"]),
+}
+#: The summary columns of a sweep row, in order.
+SUMMARY_COLUMNS = ("goodput_bps", "jain", "transfers", "transfers_completed", "transfer_bytes", "response_time_p50_s")
+
+
+def _summary(tables: dict[str, Any]) -> tuple[dict[str, Any], str]:
+    """The summary columns of one run and its fingerprint, from its flows, transfers and ports
+    (DataFrames; a table or column missing, from an old store, counts as empty)."""
+    import hashlib
+
     from .stats import jain as jain_index
 
-    x = flows["goodput_bps"].to_numpy(dtype=float)
-    jain = jain_index(x)
-    fingerprint = tuple(x.tolist()) + tuple(flows["sent_pkts"].tolist() if "sent_pkts" in flows else ())
-    return float(x.sum()), jain, fingerprint
+    flows, transfers = tables.get("flows"), tables.get("transfers")
+    x = flows["goodput_bps"].to_numpy(dtype=float) if flows is not None and "goodput_bps" in flows else []
+    n_t = len(transfers) if transfers is not None and "delivered_bytes" in transfers else 0
+    done = transfers[transfers["completed"].astype(bool)] if n_t else None
+    summary = {
+        # Over the scenario's [[flows]]: NaN without any (0 would read as "carried nothing").
+        "goodput_bps": float(sum(x)) if len(x) else float("nan"),
+        "jain": jain_index(x) if len(x) else float("nan"),
+        "transfers": n_t,
+        "transfers_completed": len(done) if n_t else 0,
+        "transfer_bytes": int(transfers["delivered_bytes"].sum()) if n_t else 0,
+        "response_time_p50_s": float(done["response_time_s"].median()) if n_t and len(done) else float("nan"),
+    }
+    parts = []
+    for name, (order, cols) in _FINGERPRINT.items():
+        t = tables.get(name)
+        if t is None or not len(t) or not all(c in t for c in order + cols):
+            parts.append((name, []))
+            continue
+        t = t.sort_values(order, kind="stable")
+        parts.append((name, [t[c].tolist() for c in cols]))
+    # As text: NaN != NaN would make two equal runs differ.
+    return summary, hashlib.sha256(repr(parts).encode()).hexdigest()
+
+
+#: File suffixes (lower case) of the sweep table ``--out`` and the formats they select.
+TABLE_FORMATS = (".csv", ".parquet")
+#: Columns every sweep table has had: how a previous table, which ``--out`` may replace, is told
+#: from any other file, which it must not.
+_TABLE_MARK = {"seed", "run", "goodput_bps", "jain", "wall_s"}
+
+
+def is_sweep_table(path: str | Path) -> bool:
+    """True if ``path`` is a sweep table in the format its suffix names (``.csv`` or
+    ``.parquet``, in any case): a file that a new sweep table may replace."""
+    import csv
+
+    p = Path(path)
+    fmt = p.suffix.lower()
+    try:
+        if fmt == ".parquet":
+            import pyarrow.parquet as pq
+
+            cols = pq.read_schema(p).names
+        elif fmt == ".csv":
+            with p.open(newline="") as fh:
+                cols = next(csv.reader(fh), [])
+        else:
+            return False
+    except (OSError, ValueError, UnicodeDecodeError, csv.Error):  # ArrowInvalid is a ValueError
+        return False
+    return _TABLE_MARK <= set(cols)
+
+
+def write_table(table: Any, path: str | Path) -> Path:
+    """Writes a sweep table atomically, as Parquet or CSV by the suffix of ``path`` (in any
+    case: ``t.Parquet`` is Parquet)."""
+    from . import atomic
+
+    p = Path(path)
+    fmt = p.suffix.lower()
+    if fmt not in TABLE_FORMATS:
+        raise ValueError(f"{p}: expected a file name ending in .csv or .parquet")
+    return atomic.write_file(p, lambda tmp: table.to_parquet(tmp) if fmt == ".parquet" else table.to_csv(tmp, index=False))
+
+
+def _stored_tables(st: Store, key: str) -> dict[str, Any]:
+    """The tables :func:`_summary` reads of a run already stored: from its spool directory if
+    it has not been merged yet (the store was locked), else from the store."""
+    import duckdb
+    import pandas as pd
+
+    out = {}
+    for name in _FINGERPRINT:
+        try:
+            out[name] = pd.read_parquet(st.spool / key / f"{name}.parquet")
+        except FileNotFoundError:
+            try:
+                out[name] = st.query(f"SELECT * FROM {name} WHERE run = ?", [key])
+            except duckdb.CatalogException:  # a store written before this table existed
+                out[name] = pd.DataFrame()
+    return out
 
 
 def sweep(base: Scenario | str | Path, grid: dict[str, Iterable[Any]] | None = None, seeds: Iterable[int] | None = None,
@@ -218,11 +321,25 @@ def sweep(base: Scenario | str | Path, grid: dict[str, Iterable[Any]] | None = N
     keep = set(keep)
     if keep - {"series"}:
         raise ValueError(f"keep: unknown item(s) {sorted(keep - {'series'})}; expected 'series'")
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
+        raise ValueError(f"workers: expected at least 1 worker process, got {workers!r}")
     p = plan if isinstance(plan, Plan) else Plan.from_file(plan) if plan is not None else Plan()
-    p = Plan(grid={**p.grid, **{k: list(v) for k, v in (grid or {}).items()}},
-             zip=p.zip + ([{k: list(v) for k, v in zip.items()}] if zip else []),
+    own_grid = {k: list(v) for k, v in (grid or {}).items()}
+    own_zip = [{k: list(v) for k, v in zip.items()}] if zip else []
+    origin = p.origin
+    if own_grid or own_zip:
+        # The caller's own grid and zip first, so that their errors are not blamed on the plan file.
+        Plan(grid=own_grid, zip=own_zip, origin="the sweep's grid/zip (--set/--zip)").check()
+        origin = f"{p.origin} with the sweep's grid/zip (--set/--zip)" if plan is not None \
+            else "the sweep's grid/zip (--set/--zip)"
+        both = [k for k in own_grid if k in p.grid]
+        if both:  # the merged grid below would keep one of the two silently
+            raise PlanError(f"{origin}: parameter {both[0]!r} appears twice (grid)")
+    if seeds is not None:
+        Plan(seeds=list(seeds), origin="sweep seeds").check()
+    p = Plan(grid={**p.grid, **own_grid}, zip=p.zip + own_zip,
              draw=p.draw, draw_n=p.draw_n, draw_seed=p.draw_seed, draw_params=p.draw_params,
-             seeds=list(seeds) if seeds is not None else p.seeds, origin=p.origin)
+             seeds=list(seeds) if seeds is not None else p.seeds, origin=origin)
     p.check()
     params = p.parameters
 
@@ -251,13 +368,12 @@ def sweep(base: Scenario | str | Path, grid: dict[str, Iterable[Any]] | None = N
     rows: list[dict[str, Any]] = []
     done = 0
 
-    def row(point: dict[str, Any], seed: int, key: str, flows, wall_s, sources: list[str]) -> None:
-        total, jain, fp = _summary(flows)
+    def row(point: dict[str, Any], seed: int, key: str, tables: dict[str, Any], wall_s, sources: list[str]) -> None:
+        summary, fp = _summary(tables)
         r: dict[str, Any] = {k: _cell(v) for k, v in point.items()}
         for k, v in point.items():
             r.update(typed_columns(k, v))
-        r.update({"seed": seed, "run": key, "goodput_bps": total, "jain": jain, "wall_s": wall_s,
-                  "seed_sources": ",".join(sources), "_fp": fp})
+        r.update({"seed": seed, "run": key, **summary, "wall_s": wall_s, "seed_sources": ",".join(sources), "_fp": fp})
         rows.append(r)
 
     pending = []
@@ -268,11 +384,7 @@ def sweep(base: Scenario | str | Path, grid: dict[str, Iterable[Any]] | None = N
         except _native.ScenarioError as e:
             raise _native.ScenarioError(f"sweep point {_where(point)}: {e}") from None
         if key in stored and ("series" not in keep or (st.series_dir / key / "meta.json").exists()):
-            try:  # finished earlier but not merged yet (the store was locked)?
-                flows = pd.read_parquet(st.spool / key / "flows.parquet").sort_values("flow")
-            except FileNotFoundError:
-                flows = st.query("SELECT goodput_bps, sent_pkts FROM flows WHERE run = ? ORDER BY flow", [key])
-            row(point, seed, key, flows, None, sources)
+            row(point, seed, key, _stored_tables(st, key), None, sources)
             done += 1
             if progress:
                 progress(done, len(jobs))
@@ -290,7 +402,8 @@ def sweep(base: Scenario | str | Path, grid: dict[str, Iterable[Any]] | None = N
             res = Results.from_tables(meta, toml, tables)
             key = st.put(res, tags={**tags_base, **{k: _cell(v) for k, v in point.items()}, "seed": seed},
                          keep_series="series" in keep, merge=False)
-            row(point, seed, key, res.flows.sort_values("flow"), meta.get("wall_s"), sources)
+            row(point, seed, key, {name: res.tables[name].to_pandas() for name in _FINGERPRINT}, meta.get("wall_s"),
+                sources)
             done += 1
             if progress:
                 progress(done, len(jobs))
@@ -300,7 +413,11 @@ def sweep(base: Scenario | str | Path, grid: dict[str, Iterable[Any]] | None = N
         from dask.distributed import Client
         from dask.distributed import as_completed as dask_completed
 
-        with Client(scheduler) as client:
+        try:
+            client = Client(scheduler)
+        except (OSError, ValueError) as e:  # OSError: nothing answered within the connect timeout
+            raise SchedulerError(f"scheduler {scheduler!r}: the address could not be reached ({e})") from None
+        with client:
             futs = {client.submit(_run_point, s.to_dict(), s.origin, seed, keep_series, pure=False): (point, seed, src)
                     for point, s, seed, src in pending}
             collect(dask_completed(futs), futs)
@@ -342,13 +459,13 @@ def sweep(base: Scenario | str | Path, grid: dict[str, Iterable[Any]] | None = N
     if same_points and len(p.seeds) > 1 and any(j[3] for j in jobs):
         warnings.warn(f"{same_points} point(s) gave identical results for every seed (column seeds_differ): "
                       f"their rows are not replications", SeedWarning, stacklevel=2)
-    typed = [c for c in table.columns if c not in params and c not in
-             ("seed", "run", "goodput_bps", "jain", "wall_s", "seed_sources", "seeds_differ")]
+    tail = ["seed", "run", *SUMMARY_COLUMNS, "wall_s", "seed_sources", "seeds_differ"]
+    typed = [c for c in table.columns if c not in params and c not in tail]
     sort_cols = []
     for k in params:
         num = [c for c in typed if c.startswith(k) and c != k and c[len(k)] in "._"]
         sort_cols += num if num else [k]
-    order = params + typed + ["seed", "run", "goodput_bps", "jain", "wall_s", "seed_sources", "seeds_differ"]
+    order = params + typed + tail
     table = table[order]
     sortable = [c for c in sort_cols + ["seed"] if c in table.columns]
     try:

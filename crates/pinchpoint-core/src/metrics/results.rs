@@ -2,6 +2,7 @@
 //! table is a list of `column name: type => expression over one row` lines.
 
 use super::table::{ColumnData, Table};
+use super::PacketTrace;
 use crate::flows::Flow;
 use crate::net::Port;
 use crate::queue::DROP_REASON_NAMES;
@@ -176,17 +177,23 @@ impl Results {
         }
 
         // Interval rates (`metrics.rate_interval`): the CoV column only when they are recorded.
+        // The table has its columns (and no rows) when they are not, so that it concatenates
+        // with the tables of runs that recorded them.
+        let no_rates = crate::metrics::rates::IntervalRates::default();
+        let ir = match &sim.rates {
+            Some(ir) => {
+                flows.col("rate_cov", ColumnData::F64(ir.cov_per_flow(&sim.flows[..n_static], now)));
+                ir
+            }
+            None => &no_rates,
+        };
+        let iv_s = ps_to_secs(ir.interval_ps);
         let mut flow_rates = Table::default();
-        if let Some(ir) = &sim.rates {
-            let cov = ir.cov_per_flow(&sim.flows[..n_static], now);
-            flows.col("rate_cov", ColumnData::F64(cov));
-            let iv_s = ps_to_secs(ir.interval_ps);
-            flow_rates
-                .col("flow", ColumnData::Str(ir.flow.iter().map(|&i| sim.flows[i as usize].name.clone()).collect()))
-                .col("interval_start_s", ColumnData::F64(ir.start_ps.iter().map(|&t| ps_to_secs(t)).collect()))
-                .col("bytes", ColumnData::U64(ir.bytes.clone()))
-                .col("rate_bps", ColumnData::F64(ir.bytes.iter().map(|&b| b as f64 * 8.0 / iv_s).collect()));
-        }
+        flow_rates
+            .col("flow", ColumnData::Str(ir.flow.iter().map(|&i| sim.flows[i as usize].name.clone()).collect()))
+            .col("interval_start_s", ColumnData::F64(ir.start_ps.iter().map(|&t| ps_to_secs(t)).collect()))
+            .col("bytes", ColumnData::U64(ir.bytes.clone()))
+            .col("rate_bps", ColumnData::F64(ir.bytes.iter().map(|&b| b as f64 * 8.0 / iv_s).collect()));
 
         let prows: Vec<PortRow> = sim
             .ports
@@ -261,17 +268,18 @@ impl Results {
             .col("queue_bytes", ColumnData::U64(s.port_queue_bytes.clone()))
             .col("tx_bytes", ColumnData::U64(s.port_tx_bytes.clone()))
             .col("drops", ColumnData::U64(s.port_drops.clone()));
+        // Without `metrics.packet_trace`, the same columns and no rows (as for `flow_rates`).
+        let no_trace = PacketTrace::default();
+        let p = sim.packet_trace.as_ref().unwrap_or(&no_trace);
         let mut packets = Table::default();
-        if let Some(p) = &sim.packet_trace {
-            packets
-                .col("t_s", ColumnData::F64(p.t.clone()))
-                .col("flow", ColumnData::Str(p.flow.iter().map(flow_name).collect()))
-                .col("delay_s", ColumnData::F64(p.delay_s.clone()))
-                .col("size_bytes", ColumnData::U64(p.size_bytes.iter().map(|&x| x as u64).collect()))
-                .col("seq", ColumnData::U64(p.seq.clone()))
-                .col("ce", ColumnData::Bool(p.ce.clone()))
-                .col("retx", ColumnData::Bool(p.retx.clone()));
-        }
+        packets
+            .col("t_s", ColumnData::F64(p.t.clone()))
+            .col("flow", ColumnData::Str(p.flow.iter().map(flow_name).collect()))
+            .col("delay_s", ColumnData::F64(p.delay_s.clone()))
+            .col("size_bytes", ColumnData::U64(p.size_bytes.iter().map(|&x| x as u64).collect()))
+            .col("seq", ColumnData::U64(p.seq.clone()))
+            .col("ce", ColumnData::Bool(p.ce.clone()))
+            .col("retx", ColumnData::Bool(p.retx.clone()));
         let q = &sim.queue_trace;
         let mut queue_trace = Table::default();
         queue_trace
