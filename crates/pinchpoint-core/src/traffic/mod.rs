@@ -181,7 +181,11 @@ impl WorkloadConfig {
     /// Checks the parameters (what types alone cannot).
     pub fn validate(&self) -> Result<(), WorkloadError> {
         match self {
-            WorkloadConfig::Bulk | WorkloadConfig::File(_) => Ok(()),
+            WorkloadConfig::Bulk => Ok(()),
+            // docs/scenario.md: a file of at least 1 byte (an empty file would complete before
+            // it started, and a transfer of nothing measures nothing).
+            WorkloadConfig::File(c) if c.size.0 == 0 => Err(WorkloadError { field: "size", expected: "expected a size of at least 1 byte, got 0".into() }),
+            WorkloadConfig::File(_) => Ok(()),
             WorkloadConfig::Cbr(c) => c.validate(),
             WorkloadConfig::Poisson(c) => c.validate(),
             WorkloadConfig::OnOff(c) => c.validate(),
