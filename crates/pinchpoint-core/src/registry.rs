@@ -62,6 +62,24 @@ pub fn split_kind<'de, D: Deserializer<'de>>(d: D, kinds: &[&str]) -> Result<(St
     Ok((kind, rest))
 }
 
+/// Deserialises a struct that configs embed with `#[serde(flatten)]` (a buffer limit, the AQM
+/// fields) through `own`, its derived deserializer (`#[serde(remote = "Self")]`), keeping the
+/// field path of an error inside it in the message (see [`PATH_MARK`]): serde's flatten buffers
+/// the table, and the path of an error inside a flattened struct is lost
+/// (`limit_pkts = -1` was reported at `links[1].queue`, not `links[1].queue.limit_pkts`).
+pub fn flat_with_path<'de, D: Deserializer<'de>, T>(d: D, own: impl for<'t> FnOnce(serde_path_to_error::Deserializer<'static, 't, D>) -> Result<T, D::Error>) -> Result<T, D::Error> {
+    let mut track = serde_path_to_error::Track::new();
+    let r = own(serde_path_to_error::Deserializer::new(d, &mut track));
+    r.map_err(move |e| {
+        let path = track.path().to_string();
+        if path.is_empty() || path == "." {
+            e
+        } else {
+            D::Error::custom(format!("{PATH_MARK}{path}{PATH_MARK}{e}"))
+        }
+    })
+}
+
 /// Deserialises one algorithm's config from the rest of its table, keeping the field path of
 /// an error in the message (see [`PATH_MARK`]).
 pub fn de_with_path<T: DeserializeOwned, E: serde::de::Error>(v: serde_json::Value) -> Result<T, E> {

@@ -216,7 +216,7 @@ impl Fifo {
 
 /// A buffer limit in packets and/or bytes; a packet fits if it fits both.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, Default, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[serde(remote = "Self", deny_unknown_fields)]
 pub struct BufferLimit {
     /// Largest number of waiting packets; none means no packet limit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -224,6 +224,20 @@ pub struct BufferLimit {
     /// Largest number of waiting bytes; none means no byte limit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limit_bytes: Option<crate::sim::units::Bytes>,
+}
+
+// Read through `flat_with_path`: the disciplines flatten the limit into their tables, which
+// would otherwise lose the field of an error (`limit_pkts`, `limit_bytes`).
+impl<'de> Deserialize<'de> for BufferLimit {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        crate::registry::flat_with_path(d, |d| BufferLimit::deserialize(d))
+    }
+}
+
+impl Serialize for BufferLimit {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        BufferLimit::serialize(self, s)
+    }
 }
 
 /// The buffer of a discipline whose config gives neither `limit_pkts` nor `limit_bytes`, packets
