@@ -113,6 +113,17 @@ impl Duration {
     }
 }
 
+/// A float as TOML writes it (`nan`, `inf`, `-inf` for the non-finite ones), for messages.
+pub fn float_text(v: f64) -> String {
+    if v.is_nan() {
+        "nan".into()
+    } else if v.is_infinite() {
+        if v > 0.0 { "inf".into() } else { "-inf".into() }
+    } else {
+        v.to_string()
+    }
+}
+
 /// An amount of data in bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Default)]
 pub struct Bytes(pub u64);
