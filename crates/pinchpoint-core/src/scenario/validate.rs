@@ -102,6 +102,8 @@ pub fn validate(sc: &Scenario) -> Result<(), Problem> {
     }
     let node = |path: fmt::Arguments, name: &str| node_index(&names, path, name);
     let mut adj: Vec<Vec<usize>> = vec![Vec::new(); sc.nodes.len()];
+    // The link joining each pair of nodes, either orientation.
+    let mut pairs: HashMap<(usize, usize), usize> = HashMap::with_capacity(sc.links.len());
     for (i, l) in sc.links.iter().enumerate() {
         let a = node(format_args!("links[{i}].a"), &l.a)?;
         let b = node(format_args!("links[{i}].b"), &l.b)?;
@@ -110,6 +112,12 @@ pub fn validate(sc: &Scenario) -> Result<(), Problem> {
         }
         if a == b {
             return err(format!("links[{i}].b"), format!("a link must join two different nodes, got '{}' twice", l.a));
+        }
+        // Ports are named by their ends ('r->b'), routes pick the first port towards a
+        // neighbour and the results are keyed by port name: a second link between the same
+        // two nodes would give duplicate names and carry no traffic.
+        if let Some(j) = pairs.insert((a.min(b), a.max(b)), i) {
+            return err(format!("links[{i}]"), format!("duplicate link: links[{j}] already joins '{}' and '{}' (one link per pair of nodes)", l.a, l.b));
         }
         check_rate(format_args!("links[{i}].rate"), l.rate)?;
         if let Some(r) = l.rate_ba {
