@@ -123,6 +123,9 @@ pub fn validate(sc: &Scenario) -> Result<(), Problem> {
         if let Some(r) = l.rate_ba {
             check_rate(format_args!("links[{i}].rate_ba"), r)?;
         }
+        if l.queue.is_some() && l.queue_ab.is_some() && l.queue_ba.is_some() {
+            return err(format!("links[{i}].queue"), "has no effect: queue_ab and queue_ba set the queues of both ports (remove queue, or one of the two)");
+        }
         for (q, name) in [(&l.queue, "queue"), (&l.queue_ab, "queue_ab"), (&l.queue_ba, "queue_ba")] {
             if let Some(q) = q {
                 check_queue(q, &format!("links[{i}].{name}"))?;
