@@ -257,6 +257,16 @@ fn check_flow(sc: &Scenario, names: &HashMap<&str, usize>, f: &FlowConfig, p: &s
     if let (TransportKind::Udp | TransportKind::Tfrc | TransportKind::Trump, Some(field)) = (f.settings.transport, f.settings.tcp.handshake_settings_written()) {
         return err(format!("{p}.tcp.{field}"), format!("the TCP connection set-up has no effect on transport '{}': expected transport = \"tcp\"", f.settings.transport.name()));
     }
+    if f.settings.transport != TransportKind::Tcp {
+        // Only a TCP connection reads the tcp table. A table equal to the defaults is let
+        // through: the resolved scenario writes one for every flow, and it changes nothing.
+        if f.settings.tcp != TcpConfig::default() {
+            return err(format!("{p}.tcp"), format!("TCP settings have no effect on transport '{}': expected transport = \"tcp\" (or no tcp table)", f.settings.transport.name()));
+        }
+        if f.settings.transport == TransportKind::Udp && f.settings.cc.is_some() {
+            return err(format!("{p}.cc"), "a congestion controller has no effect on a UDP flow (unresponsive datagrams; cc applies to transport = \"tcp\")");
+        }
+    }
     if f.trump.is_some() && f.settings.transport != TransportKind::Trump {
         return err(format!("{p}.trump"), "TRUMP settings have no effect unless transport = \"trump\"");
     }
