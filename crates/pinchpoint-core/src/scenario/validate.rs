@@ -167,6 +167,9 @@ pub fn validate(sc: &Scenario) -> Result<(), Problem> {
     }
     let mut flow_names: HashMap<&str, usize> = HashMap::new();
     for (i, f) in sc.flows.iter().enumerate() {
+        if f.name.is_empty() {
+            return err(format!("flows[{i}].name"), "expected a non-empty name");
+        }
         if flow_names.insert(&f.name, i).is_some() {
             return err(format!("flows[{i}].name"), format!("duplicate flow name '{}'", f.name));
         }
