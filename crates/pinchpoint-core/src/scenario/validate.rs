@@ -157,7 +157,9 @@ pub fn validate(sc: &Scenario) -> Result<(), Problem> {
             format!("the topology is disconnected: node '{}' cannot be reached from '{}'", sc.nodes[k].name, sc.nodes[0].name),
         );
     }
+    let duration = sc.simulation.duration;
     for (i, r) in sc.routes.iter().enumerate() {
+        before_end(format_args!("routes[{i}].at"), r.at, duration, "the route change would never happen")?;
         let n = node(format_args!("routes[{i}].node"), &r.node)?;
         node(format_args!("routes[{i}].dst"), &r.dst)?;
         let h = node(format_args!("routes[{i}].next_hop"), &r.next_hop)?;
@@ -174,6 +176,7 @@ pub fn validate(sc: &Scenario) -> Result<(), Problem> {
             return err(format!("flows[{i}].name"), format!("duplicate flow name '{}'", f.name));
         }
         check_flow(sc, &names, f, &format!("flows[{i}]"))?;
+        before_end(format_args!("flows[{i}].start"), f.start, duration, "the flow would never start")?;
     }
     crate::traffic::arrivals::engine::validate(sc, &|f, p| check_flow(sc, &names, f, p))?;
     // Port names only when something names a port (400,000 strings at 100,000 flows).
@@ -191,6 +194,15 @@ pub fn validate(sc: &Scenario) -> Result<(), Problem> {
         if !port_names.contains(q) {
             return err(format!("metrics.capture[{i}]"), format!("unknown port '{q}' (ports are named 'from->to')"));
         }
+    }
+    Ok(())
+}
+
+/// A time at which something starts must come before the end of the run (`simulation.duration`;
+/// `stop_when_done` only ends a run earlier): at or after it, the thing never happens.
+pub(crate) fn before_end(path: fmt::Arguments, t: crate::sim::units::Duration, duration: crate::sim::units::Duration, what: &str) -> Result<(), Problem> {
+    if t >= duration {
+        return err(path.to_string(), format!("expected a time before the end of the run (simulation.duration = {} s), got {} s: {what}", duration.secs(), t.secs()));
     }
     Ok(())
 }
