@@ -179,6 +179,13 @@ pub fn validate(sc: &Scenario) -> Result<(), Problem> {
         before_end(format_args!("flows[{i}].start"), f.start, duration, "the flow would never start")?;
     }
     crate::traffic::arrivals::engine::validate(sc, &|f, p| check_flow(sc, &names, f, p))?;
+    // The shaper bound applies to flows with a shaper (`shaper` or `wtp`); the default passes.
+    if sc.simulation.max_shaper_pkts != DEFAULT_MAX_SHAPER_PKTS
+        && !sc.flows.iter().any(|f| f.shaper.is_some() || f.settings.wtp.is_some())
+        && !sc.arrivals.iter().any(|a| a.settings.wtp.is_some())
+    {
+        return err("simulation.max_shaper_pkts", "has no effect: no flow has a shaper (shaper or wtp); expected no max_shaper_pkts");
+    }
     // Port names only when something names a port (400,000 strings at 100,000 flows).
     let port_names: Vec<String> = if sc.metrics.queue_trace.is_empty() && sc.metrics.capture.is_empty() {
         Vec::new()
@@ -205,6 +212,12 @@ pub(crate) fn before_end(path: fmt::Arguments, t: crate::sim::units::Duration, d
         return err(path.to_string(), format!("expected a time before the end of the run (simulation.duration = {} s), got {} s: {what}", duration.secs(), t.secs()));
     }
     Ok(())
+}
+
+/// The queue configs in force on a link's two ports (a port with no queue given has the default
+/// drop-tail queue, not listed).
+pub(crate) fn link_queues(l: &LinkConfig) -> impl Iterator<Item = &QueueConfig> {
+    [l.queue_ab.as_ref().or(l.queue.as_ref()), l.queue_ba.as_ref().or(l.queue.as_ref())].into_iter().flatten()
 }
 
 /// The index of node `name`, or an error at `path`.
@@ -325,7 +338,16 @@ fn check_flow(sc: &Scenario, names: &HashMap<&str, usize>, f: &FlowConfig, p: &s
     if f.settings.transport == TransportKind::Tfrc && f.settings.cc.is_some() {
         return err(format!("{p}.cc"), "a TFRC flow has no window controller (cc applies to transport = \"tcp\")");
     }
+    // Priority is read only by priority queues; 0 (the default) passes.
+    if f.settings.priority != 0 && !sc.links.iter().any(|l| link_queues(l).any(|q| matches!(q, QueueConfig::Priority(_)))) {
+        return err(format!("{p}.priority"), "has no effect: no port has a priority queue (queue kind = \"priority\")");
+    }
     if let Some(w) = &f.settings.wtp {
+        // The WTP rate follows the load an ECA router writes on the packets; with none, the
+        // shaper stays at its unlimited starting rate (only load reports of 0 flow back).
+        if !sc.links.iter().any(|l| l.hooks.iter().chain(&l.hooks_ab).chain(&l.hooks_ba).any(|h| h.kind() == "eca_load")) {
+            return err(format!("{p}.wtp"), "has no effect: no port has an eca_load hook to report the load WTP follows");
+        }
         if f.shaper.is_some() {
             return err(format!("{p}.wtp"), "a flow has either a fixed `shaper` or a `wtp` shaper, not both");
         }
