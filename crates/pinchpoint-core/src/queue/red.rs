@@ -182,7 +182,17 @@ impl Validate for RedConfig {
         if self.mean_pkt_bytes == 0 {
             return e("mean_pkt_bytes", "expected a positive size");
         }
-        self.limit.validate()
+        self.limit.validate()?;
+        // The queue never holds more than its packet limit, so an average at or above that
+        // limit cannot exceed min_th: at min_th itself p_b is 0, so RED would never drop or mark.
+        let th = self.thresholds();
+        if let (false, Some(n)) = (th.in_bytes, self.limit.or_default().limit_pkts) {
+            if th.min >= n as f64 {
+                let field = if self.min_th_pkts.is_some() { "min_th_pkts" } else { "limit_pkts" };
+                return Err(FieldError::new(field, format!("min_th ({} packets) is at or above the packet limit ({n}): the average queue can never pass it, so RED would never act; expected min_th_pkts below limit_pkts", th.min)));
+            }
+        }
+        Ok(())
     }
     /// Floyd and Jacobson 1993 s4: an arriving packet is dropped (marked) with probability p_a.
     fn draws_random(&self) -> bool {
