@@ -435,6 +435,24 @@ crate::algorithm_registry! {
     "pie" => Pie(Boxed<pie::Pie>, pie::PieConfig),
 }
 
+impl QueueConfig {
+    /// True if the discipline, as configured, marks ECN-capable packets with CE (its `ecn`
+    /// setting); the others only drop. Read by the build's check that ECN settings pair up.
+    pub fn marks_ecn(&self) -> bool {
+        match self {
+            QueueConfig::Red(c) => c.ecn,
+            QueueConfig::Codel(c) => c.ecn,
+            QueueConfig::FqCodel(c) => c.ecn,
+            QueueConfig::Pie(c) => c.ecn,
+            QueueConfig::RdaFp(c) => c.aqm.ecn,
+            QueueConfig::RdaVp(c) => c.aqm.ecn,
+            QueueConfig::Isda(c) => c.aqm.ecn,
+            // SDA refuses ecn = true; the others have no ECN setting.
+            QueueConfig::Sda(_) | QueueConfig::Rda(_) | QueueConfig::DropTail(_) | QueueConfig::Priority(_) => false,
+        }
+    }
+}
+
 impl Default for QueueConfig {
     fn default() -> Self {
         QueueConfig::DropTail(droptail::DropTailConfig::default())
