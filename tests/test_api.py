@@ -109,6 +109,20 @@ def test_a_non_finite_number_is_refused_naming_its_field():
         pp.validate(s)
 
 
+def test_from_dict_refuses_what_is_not_a_table_and_seeds_must_be_whole_u64():
+    with pytest.raises(pp.ScenarioError, match="expected a table"):
+        pp.Scenario.from_dict([1, 2])
+    with pytest.raises(ValueError, match="seed"):
+        pp.run(small(duration="0.1s"), seed=True)
+    d = small(duration="0.1s").to_dict()
+    for seed, got in ((2**70, "got 11805916207174113"), (-1, "got -1")):
+        d["simulation"]["seed"] = seed
+        with pytest.raises(pp.ScenarioError, match=r"simulation\.seed: expected an integer from 0 to 2\^64 - 1, " + got):
+            pp.validate(pp.Scenario.from_dict(d))
+    d["simulation"]["seed"] = 2**64 - 1
+    pp.validate(pp.Scenario.from_dict(d))
+
+
 def test_standard_figures_are_written(tmp_path):
     s = small()
     s.metrics(packet_trace=True, queue_trace=["r->b"])

@@ -78,7 +78,8 @@ def _native_call(fn, text: str, origin: str, fmt: str, *args):
 def load(scenario: ScenarioLike, seed: int | None = None) -> _native.Simulation:
     """Parses, validates and builds a scenario; raises :class:`ScenarioError` naming the file,
     the field and what was expected."""
-    if seed is not None and not (isinstance(seed, int) and 0 <= seed < 2**64):
+    # bool is an int in Python: seed=True ran as seed 1.
+    if seed is not None and not (isinstance(seed, int) and not isinstance(seed, bool) and 0 <= seed < 2**64):
         raise ValueError(f"seed: expected an integer from 0 to 2**64 - 1, got {seed!r}")
     text, origin, fmt = _text(scenario)
     return _native_call(_native.Simulation, text, origin, fmt, seed)
