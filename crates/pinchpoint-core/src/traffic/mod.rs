@@ -91,10 +91,10 @@ impl Workload for AnyWorkload {
 }
 
 /// What a flow carries: the registry of workloads, keyed by the name used in scenario files.
-///
-/// Read by hand (below) rather than by serde's internally tagged derive, which buffers the table
-/// and so loses the field path of an error inside it (`flows[0].workload.duration` was reported
-/// as `flows[0].workload`) and lets a unit variant (`bulk`) ignore any other key.
+// Read by hand (below) rather than by serde's internally tagged derive, which buffers the table
+// and so loses the field path of an error inside it (`flows[0].workload.duration` was reported
+// as `flows[0].workload`) and lets a unit variant (`bulk`) ignore any other key. (A comment, not
+// documentation: the doc text goes into the JSON Schema.)
 #[derive(Clone, Debug, Serialize, PartialEq, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum WorkloadConfig {
