@@ -343,16 +343,16 @@ fn check_flow(sc: &Scenario, names: &HashMap<&str, usize>, f: &FlowConfig, p: &s
         return err(format!("{p}.priority"), "has no effect: no port has a priority queue (queue kind = \"priority\")");
     }
     if let Some(w) = &f.settings.wtp {
-        // The WTP rate follows the load an ECA router writes on the packets; with none, the
-        // shaper stays at its unlimited starting rate (only load reports of 0 flow back).
-        if !sc.links.iter().any(|l| l.hooks.iter().chain(&l.hooks_ab).chain(&l.hooks_ba).any(|h| h.kind() == "eca_load")) {
-            return err(format!("{p}.wtp"), "has no effect: no port has an eca_load hook to report the load WTP follows");
-        }
         if f.shaper.is_some() {
             return err(format!("{p}.wtp"), "a flow has either a fixed `shaper` or a `wtp` shaper, not both");
         }
         if let Err((field, what)) = w.validate() {
             return err(format!("{p}.wtp.{field}"), what);
+        }
+        // The WTP rate follows the load an ECA router writes on the packets; with none, the
+        // shaper stays at its unlimited starting rate (only load reports of 0 flow back).
+        if !sc.links.iter().any(|l| l.hooks.iter().chain(&l.hooks_ab).chain(&l.hooks_ba).any(|h| h.kind() == "eca_load")) {
+            return err(format!("{p}.wtp"), "has no effect: no port has an eca_load hook to report the load WTP follows");
         }
     }
     if let Some(sh) = &f.shaper {
