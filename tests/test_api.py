@@ -95,6 +95,34 @@ def test_scenario_error_names_the_origin_field_and_expectation():
     assert "links[2].rate" in msg and "expected a rate" in msg and "<Scenario small>" in msg
 
 
+def test_a_non_finite_number_is_refused_naming_its_field():
+    for value, text in ((float("nan"), "nan"), (float("inf"), "inf")):
+        s = small()
+        s.set("flows.udp.workload.rate", value)
+        with pytest.raises(pp.ScenarioError) as e:
+            pp.run(s)
+        msg = str(e.value)
+        assert "<Scenario small>: flows[1].workload.rate: expected a finite number" in msg and text in msg, msg
+    s = small()
+    s.set("links.2.queue", {"kind": "red", "w_q": float("nan")})
+    with pytest.raises(pp.ScenarioError, match=r"links\[2\]\.queue\.w_q: expected a finite number"):
+        pp.validate(s)
+
+
+def test_from_dict_refuses_what_is_not_a_table_and_seeds_must_be_whole_u64():
+    with pytest.raises(pp.ScenarioError, match="expected a table"):
+        pp.Scenario.from_dict([1, 2])
+    with pytest.raises(ValueError, match="seed"):
+        pp.run(small(duration="0.1s"), seed=True)
+    d = small(duration="0.1s").to_dict()
+    for seed, got in ((2**70, "got 11805916207174113"), (-1, "got -1")):
+        d["simulation"]["seed"] = seed
+        with pytest.raises(pp.ScenarioError, match=r"simulation\.seed: expected an integer from 0 to 2\^64 - 1, " + got):
+            pp.validate(pp.Scenario.from_dict(d))
+    d["simulation"]["seed"] = 2**64 - 1
+    pp.validate(pp.Scenario.from_dict(d))
+
+
 def test_standard_figures_are_written(tmp_path):
     s = small()
     s.metrics(packet_trace=True, queue_trace=["r->b"])

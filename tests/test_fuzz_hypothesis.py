@@ -40,8 +40,11 @@ QUEUES = ["droptail", "priority", "rda", "rda_fp", "rda_vp", "sda", "isda", "red
 def link_queue(draw) -> tuple[list[str], int]:
     """One link's rate, delay and queue (endpoints added by the caller), and its packet limit."""
     limit = draw(st.integers(2, 200))
+    # A CE-marking hook on every port: a DCTCP flow (ecn = true) needs one on its path (ECN with
+    # nothing to pair with is refused), and it touches no other packet.
     return [f'rate = "{draw(st.integers(100, 100_000))}kbps"', f'delay = "{draw(st.integers(0, 20_000))}us"',
-            f'queue = {{ kind = "{draw(st.sampled_from(QUEUES))}", limit_pkts = {limit} }}'], limit
+            f'queue = {{ kind = "{draw(st.sampled_from(QUEUES))}", limit_pkts = {limit} }}',
+            f'hooks = [{{ kind = "ce_threshold", threshold_pkts = {limit // 2} }}]'], limit
 
 
 @st.composite

@@ -61,6 +61,9 @@ def _scenario(family: str, kind: str, seed: int) -> pp.Scenario:
         bottleneck["hooks"] = [_table(family, kind)]
     elif family == "loss":
         bottleneck["loss"] = _table(family, kind)
+    if (family, kind) == ("cc", "dctcp"):
+        # DCTCP's ECN needs a port that marks CE (ECN with nothing to pair with is refused).
+        bottleneck["hooks"] = [{"kind": "ce_threshold", "threshold_pkts": 20}]
     s.link("a", "r", rate="100Mbps", delay="1ms").link("r", "b", rate="5Mbps", delay="10ms", **bottleneck)
     for i in range(3):
         flow: dict = {"start": f"{i * 0.1}s"}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import math
 import re
 import time
 from collections.abc import Callable
@@ -14,10 +16,39 @@ from .scenario import Scenario
 ScenarioLike = Scenario | str | Path
 
 
+def _nonfinite(value: object, path: str = "") -> tuple[str, float] | None:
+    """The field path and value of the first non-finite float in ``value``, or None."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return path, value
+    if isinstance(value, dict):
+        items = ((f"{path}.{k}" if path else str(k), v) for k, v in value.items())
+    elif isinstance(value, (list, tuple)):
+        items = ((f"{path}[{i}]", v) for i, v in enumerate(value))
+    else:
+        return None
+    for p, v in items:
+        found = _nonfinite(v, p)
+        if found:
+            return found
+    return None
+
+
 def _text(scenario: ScenarioLike) -> tuple[str, str, str]:
     """(text, origin, format) for the native side."""
     if isinstance(scenario, Scenario):
-        return scenario.to_json(), scenario.origin, "json"
+        data = scenario.to_dict()
+        try:
+            # JSON has no NaN or infinity: Python would write NaN tokens that the native reader
+            # refuses as "expected value" at no field. Find the field instead (only on failure,
+            # so a valid scenario is walked once, by the encoder).
+            text = json.dumps(data, allow_nan=False)
+        except ValueError:
+            found = _nonfinite(data)
+            if found is None:
+                raise
+            path, v = found
+            raise _native.ScenarioError(f"{scenario.origin}: {path}: expected a finite number, got {v}") from None
+        return text, scenario.origin, "json"
     p = Path(scenario)
     if p.is_dir():
         raise _native.ScenarioError(f"{p}: expected a scenario file (TOML), got a directory")
@@ -47,7 +78,8 @@ def _native_call(fn, text: str, origin: str, fmt: str, *args):
 def load(scenario: ScenarioLike, seed: int | None = None) -> _native.Simulation:
     """Parses, validates and builds a scenario; raises :class:`ScenarioError` naming the file,
     the field and what was expected."""
-    if seed is not None and not (isinstance(seed, int) and 0 <= seed < 2**64):
+    # bool is an int in Python: seed=True ran as seed 1.
+    if seed is not None and not (isinstance(seed, int) and not isinstance(seed, bool) and 0 <= seed < 2**64):
         raise ValueError(f"seed: expected an integer from 0 to 2**64 - 1, got {seed!r}")
     text, origin, fmt = _text(scenario)
     return _native_call(_native.Simulation, text, origin, fmt, seed)

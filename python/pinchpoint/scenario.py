@@ -346,6 +346,10 @@ class Scenario:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any], origin: str = "<dict>") -> Scenario:
+        if not isinstance(d, dict):
+            from ._native import ScenarioError
+
+            raise ScenarioError(f"{origin}: expected a table (dict) of the scenario's sections, got {type(d).__name__}")
         s = cls.__new__(cls)
         s.data = json.loads(json.dumps(d))
         for k in ("metrics",):

@@ -44,8 +44,7 @@ pub fn split_inner_path(msg: &str) -> (String, String) {
 /// Reads a registry entry: a bare name, or a table whose `kind` names the algorithm. Returns the
 /// name and the rest of the table.
 pub fn split_kind<'de, D: Deserializer<'de>>(d: D, kinds: &[&str]) -> Result<(String, serde_json::Value), D::Error> {
-    use serde::Deserialize;
-    let v = serde_json::Value::deserialize(d)?;
+    let v = d.deserialize_any(FiniteJson)?;
     let (kind, rest) = match v {
         serde_json::Value::String(s) => (s, serde_json::Value::Object(Default::default())),
         serde_json::Value::Object(mut m) => match m.remove("kind") {
@@ -60,6 +59,89 @@ pub fn split_kind<'de, D: Deserializer<'de>>(d: D, kinds: &[&str]) -> Result<(St
         return Err(D::Error::custom(format!("{PATH_MARK}kind{PATH_MARK}unknown variant `{kind}`, expected one of {}", list.join(", "))));
     }
     Ok((kind, rest))
+}
+
+/// Reads a value as JSON, refusing a non-finite number. JSON has no NaN or infinity:
+/// `serde_json::Value` turns them into null, so `w_q = nan` was reported as `invalid type: null,
+/// expected f64`, and an optional number written as nan was taken as absent. The scenario
+/// reader's path tracker sees the keys this walks, so the error gets its field path there.
+struct FiniteJson;
+
+impl<'de> serde::de::DeserializeSeed<'de> for FiniteJson {
+    type Value = serde_json::Value;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<serde_json::Value, D::Error> {
+        d.deserialize_any(FiniteJson)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for FiniteJson {
+    type Value = serde_json::Value;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a value")
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<serde_json::Value, E> {
+        Ok(v.into())
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<serde_json::Value, E> {
+        Ok(v.into())
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<serde_json::Value, E> {
+        Ok(v.into())
+    }
+    fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<serde_json::Value, E> {
+        match serde_json::Number::from_f64(v) {
+            Some(n) => Ok(serde_json::Value::Number(n)),
+            None => Err(E::custom(format!("expected a finite number, got {}", crate::sim::units::float_text(v)))),
+        }
+    }
+    fn visit_str<E>(self, v: &str) -> Result<serde_json::Value, E> {
+        Ok(v.into())
+    }
+    fn visit_string<E>(self, v: String) -> Result<serde_json::Value, E> {
+        Ok(v.into())
+    }
+    fn visit_unit<E>(self) -> Result<serde_json::Value, E> {
+        Ok(serde_json::Value::Null)
+    }
+    fn visit_none<E>(self) -> Result<serde_json::Value, E> {
+        Ok(serde_json::Value::Null)
+    }
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<serde_json::Value, D::Error> {
+        d.deserialize_any(FiniteJson)
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<serde_json::Value, A::Error> {
+        let mut out = Vec::new();
+        while let Some(v) = seq.next_element_seed(FiniteJson)? {
+            out.push(v);
+        }
+        Ok(serde_json::Value::Array(out))
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<serde_json::Value, A::Error> {
+        let mut out = serde_json::Map::new();
+        while let Some(k) = map.next_key::<String>()? {
+            let v = map.next_value_seed(FiniteJson)?;
+            out.insert(k, v);
+        }
+        Ok(serde_json::Value::Object(out))
+    }
+}
+
+/// Deserialises a struct that configs embed with `#[serde(flatten)]` (a buffer limit, the AQM
+/// fields) through `own`, its derived deserializer (`#[serde(remote = "Self")]`), keeping the
+/// field path of an error inside it in the message (see [`PATH_MARK`]): serde's flatten buffers
+/// the table, and the path of an error inside a flattened struct is lost
+/// (`limit_pkts = -1` was reported at `links[1].queue`, not `links[1].queue.limit_pkts`).
+pub fn flat_with_path<'de, D: Deserializer<'de>, T>(d: D, own: impl for<'t> FnOnce(serde_path_to_error::Deserializer<'static, 't, D>) -> Result<T, D::Error>) -> Result<T, D::Error> {
+    let mut track = serde_path_to_error::Track::new();
+    let r = own(serde_path_to_error::Deserializer::new(d, &mut track));
+    r.map_err(move |e| {
+        let path = track.path().to_string();
+        if path.is_empty() || path == "." {
+            e
+        } else {
+            D::Error::custom(format!("{PATH_MARK}{path}{PATH_MARK}{e}"))
+        }
+    })
 }
 
 /// Deserialises one algorithm's config from the rest of its table, keeping the field path of

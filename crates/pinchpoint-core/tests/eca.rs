@@ -81,10 +81,16 @@ fn max_combining_follows_the_most_loaded_hop_and_runs_are_deterministic() {
     assert!((total / 10e6 - 0.5 * 1448.0 / 1500.0).abs() < 0.06, "{total}");
 }
 
+/// Partial deployment: an ECA router only on the reverse port (which the acknowledgements cross;
+/// the sender reads the load the receiver reflects, and no data packet is stamped) leaves the
+/// WTP flow unshaped. With no ECA router anywhere, wtp would have no effect and is refused.
 #[test]
-fn without_an_eca_router_a_wtp_flow_is_not_limited() {
-    let (_, r) = run_sim(&dumbbell(&[Some(1.0)], "", "10s"));
+fn without_an_eca_router_on_its_path_a_wtp_flow_is_not_limited() {
+    let text = dumbbell(&[Some(1.0)], "", "10s").replace("hooks_ab = []", "hooks_ba = [{ kind = \"eca_load\" }]");
+    let (_, r) = run_sim(&text);
     assert!(r.flows.f64s("goodput_bps")[0] > 8e6);
+    let e = load_toml(&dumbbell(&[Some(1.0)], "", "10s"), "eca.toml", None).err().unwrap();
+    assert!(e.path == "flows[0].wtp" && e.message.contains("no port has an eca_load hook"), "{e}");
 }
 
 #[test]

@@ -325,9 +325,11 @@ fn scenario_text(s: &ScenarioSpec) -> String {
         t += &format!("[[nodes]]\nname = \"{n}\"\nkind = \"{kind}\"\n");
     }
     for (i, l) in s.links.iter().enumerate() {
+        // A CE-marking hook on every port: a DCTCP flow (ecn = true) needs one on its path (ECN
+        // with nothing to pair with is refused), and it touches no other packet.
         t += &format!(
-            "[[links]]\na = \"{}\"\nb = \"{}\"\nrate = \"{}kbps\"\ndelay = \"{}us\"\nqueue = {{ kind = \"{}\", limit_pkts = {} }}\n",
-            names[i], names[i + 1], l.rate_kbps, l.delay_us, QUEUE_KINDS[l.queue], l.limit_pkts
+            "[[links]]\na = \"{}\"\nb = \"{}\"\nrate = \"{}kbps\"\ndelay = \"{}us\"\nqueue = {{ kind = \"{}\", limit_pkts = {} }}\nhooks = [{{ kind = \"ce_threshold\", threshold_pkts = {} }}]\n",
+            names[i], names[i + 1], l.rate_kbps, l.delay_us, QUEUE_KINDS[l.queue], l.limit_pkts, (l.limit_pkts / 2).max(1)
         );
     }
     for (i, f) in s.flows.iter().enumerate() {

@@ -44,6 +44,73 @@ fn every_bad_input_is_refused_with_its_field_path_and_expectation() {
     assert!(failures.is_empty(), "{} of {} cases wrong:\n{}", failures.len(), cases.len(), failures.join("\n"));
 }
 
+/// Settings that need two edits of the base scenario to be useless (the table above changes one
+/// line): each is refused naming its field, and accepted where it has an effect.
+#[test]
+fn settings_without_an_effect_in_the_scenario_are_refused_and_accepted_where_they_act() {
+    let base = repo_file("tests/data/base_scenario.toml");
+    let edit = |pairs: &[(&str, &str)]| {
+        let mut t = base.clone();
+        for (old, new) in pairs {
+            assert_eq!(t.matches(old).count(), 1, "{old}");
+            t = t.replacen(old, new, 1);
+        }
+        from_toml_str(&t, "t.toml").and_then(|sc| pinchpoint_core::build(&sc, None, "t.toml").map(|_| ()))
+    };
+    let no_priority_queue = ("kind = \"priority\", classes = 2,", "kind = \"droptail\",");
+    let priority = ("name = \"udp\"", "name = \"udp\"\npriority = 1");
+    let e = edit(&[no_priority_queue, priority]).unwrap_err();
+    assert_eq!((e.path.as_str(), e.message.contains("no port has a priority queue")), ("flows[1].priority", true), "{e}");
+    edit(&[priority]).unwrap();
+    let no_shaper = ("shaper = { rate = \"300kbps\", bucket = \"3000B\" }", "");
+    let bound = ("duration = \"2s\"", "duration = \"2s\"\nmax_shaper_pkts = 10");
+    let e = edit(&[no_shaper, bound]).unwrap_err();
+    assert_eq!((e.path.as_str(), e.message.contains("no flow has a shaper")), ("simulation.max_shaper_pkts", true), "{e}");
+    edit(&[bound]).unwrap();
+    // The defaults, which the resolved scenario writes out, pass.
+    edit(&[no_shaper, ("duration = \"2s\"", "duration = \"2s\"\nmax_shaper_pkts = 100000")]).unwrap();
+    edit(&[("mss = 1000,", "mss = 1000, delayed_ack_timeout = \"40ms\",")]).unwrap();
+    edit(&[("mss = 1000,", "mss = 1000, delayed_ack = true, delayed_ack_timeout = \"100ms\",")]).unwrap();
+    edit(&[("cc = \"newreno\"", "cc = \"newreno\"\nwtp = { weight = 1.0 }"), ("alpha = 1.0 }]", "alpha = 1.0 }, { kind = \"eca_load\" }]")]).unwrap();
+    edit(&[("limit_pkts = 50", "limit_pkts = 50, flows = 2, hash_seed = 7"), ("kind = \"droptail\"", "kind = \"fq_codel\"")]).unwrap();
+}
+
+/// ECN needs both sides: a flow that negotiates ECN needs a port on its path that marks CE, and
+/// a queue's ecn needs an ECN-capable flow through it (the base's decbit hook marks ECT packets
+/// on both ports of r-b; the tcp flow goes a -> r -> b).
+#[test]
+fn ecn_settings_with_nothing_to_pair_with_are_refused() {
+    let base = repo_file("tests/data/base_scenario.toml");
+    let edit = |pairs: &[(&str, &str)]| {
+        let mut t = base.clone();
+        for (old, new) in pairs {
+            assert_eq!(t.matches(old).count(), 1, "{old}");
+            t = t.replacen(old, new, 1);
+        }
+        from_toml_str(&t, "t.toml").and_then(|sc| pinchpoint_core::build(&sc, None, "t.toml").map(|_| ()))
+    };
+    let refused = |pairs: &[(&str, &str)], path: &str| {
+        let e = edit(pairs).unwrap_err();
+        assert!(e.path == path && e.message.contains("has no effect"), "{pairs:?}: {e}");
+    };
+    let ecn = ("mss = 1000,", "mss = 1000, ecn = true,");
+    let no_hook = ("hooks = [{ kind = \"decbit\", alpha = 1.0 }]", "");
+    let q0 = "queue = { kind = \"droptail\", limit_pkts = 50 }";
+    edit(&[ecn]).unwrap();
+    refused(&[ecn, no_hook], "flows[0].tcp.ecn");
+    // A marking queue on the flow's path pairs with it; on the reverse port only, it does not.
+    edit(&[ecn, no_hook, (q0, "queue = { kind = \"red\", ecn = true }")]).unwrap();
+    edit(&[ecn, no_hook, (q0, "queue_ab = { kind = \"codel\", ecn = true }")]).unwrap();
+    refused(&[ecn, (q0, "queue_ba = { kind = \"codel\", ecn = true }")], "links[0].queue_ba.ecn");
+    // A DCTCP-style threshold hook marks too.
+    edit(&[ecn, ("kind = \"decbit\", alpha = 1.0", "kind = \"ce_threshold\", threshold_pkts = 20")]).unwrap();
+    // An arrival process's transfers count like flows.
+    let arrivals = "bucket = \"3000B\" }\n[[arrivals]]\nname = \"p\"\nsrc = \"a\"\ndst = \"b\"\ntcp = { ecn = true }\nprocess = { kind = \"poisson\", rate_per_s = 10.0, size = { kind = \"fixed\", pkts = 10 } }";
+    edit(&[("bucket = \"3000B\" }", arrivals)]).unwrap();
+    refused(&[("bucket = \"3000B\" }", arrivals), no_hook], "arrivals[0].tcp.ecn");
+    edit(&[("bucket = \"3000B\" }", arrivals), no_hook, (q0, "queue = { kind = \"fq_codel\", ecn = true }")]).unwrap();
+}
+
 #[test]
 fn delay_routing_with_a_timed_route_change_runs() {
     let text = include_str!("common/two_homed_route_change.toml");

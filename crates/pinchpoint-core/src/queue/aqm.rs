@@ -38,6 +38,7 @@ fn default_target_rtt() -> Duration {
 
 /// Fields every seed-001 drop policy shares; flattened into each policy's config.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(remote = "Self")]
 pub struct AqmConfig {
     /// MinQue, packets: congestion starts when QueAvg exceeds it (s3.1) and the probabilistic
     /// band begins there (Figure 1, eq. 1). Default 10 (s4.1).
@@ -96,6 +97,7 @@ impl AqmConfig {
 
 /// P0 of eq. 2 (s3.3), shared by RDA/VP and ISDA; flattened into their configs.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(remote = "Self")]
 pub struct P0Config {
     /// P0 given directly (RED's max_p). When absent, P0 comes from eq. 2.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -311,6 +313,32 @@ macro_rules! delegate_to_core {
 }
 pub(crate) use delegate_to_core;
 
+// Flattened into the policies' tables: read through `flat_with_path` to keep an error's field.
+impl<'de> Deserialize<'de> for AqmConfig {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        crate::registry::flat_with_path(d, |d| AqmConfig::deserialize(d))
+    }
+}
+
+impl Serialize for AqmConfig {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        AqmConfig::serialize(self, s)
+    }
+}
+
+// Flattened into the policies' tables: read through `flat_with_path` to keep an error's field.
+impl<'de> Deserialize<'de> for P0Config {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        crate::registry::flat_with_path(d, |d| P0Config::deserialize(d))
+    }
+}
+
+impl Serialize for P0Config {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        P0Config::serialize(self, s)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -366,3 +394,4 @@ mod tests {
         assert!(toml::from_str::<QueueConfig>("kind = \"isda\"\nprefilter = \"drop_all\"\nlimit_pkts = 50").is_ok());
     }
 }
+

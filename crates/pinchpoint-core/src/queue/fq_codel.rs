@@ -89,6 +89,10 @@ impl Validate for FqCodelConfig {
             return Err(FieldError::new("quantum_bytes", "expected a positive number of bytes, got 0"));
         }
         check_codel_params(self.target, self.interval, self.mtu_bytes)?;
+        // One flow queue takes every flow whatever the hash.
+        if self.flows == 1 && self.hash_seed != 0 {
+            return Err(FieldError::new("hash_seed", "has no effect with flows = 1 (every flow hashes to the one queue): expected flows above 1, or no hash_seed"));
+        }
         self.limit.validate()
     }
 }

@@ -216,7 +216,7 @@ impl Fifo {
 
 /// A buffer limit in packets and/or bytes; a packet fits if it fits both.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, Default, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[serde(remote = "Self", deny_unknown_fields)]
 pub struct BufferLimit {
     /// Largest number of waiting packets; none means no packet limit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -224,6 +224,20 @@ pub struct BufferLimit {
     /// Largest number of waiting bytes; none means no byte limit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limit_bytes: Option<crate::sim::units::Bytes>,
+}
+
+// Read through `flat_with_path`: the disciplines flatten the limit into their tables, which
+// would otherwise lose the field of an error (`limit_pkts`, `limit_bytes`).
+impl<'de> Deserialize<'de> for BufferLimit {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        crate::registry::flat_with_path(d, |d| BufferLimit::deserialize(d))
+    }
+}
+
+impl Serialize for BufferLimit {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        BufferLimit::serialize(self, s)
+    }
 }
 
 /// The buffer of a discipline whose config gives neither `limit_pkts` nor `limit_bytes`, packets
@@ -419,6 +433,24 @@ crate::algorithm_registry! {
     "codel" => Codel(Boxed<codel::Codel>, codel::CodelConfig),
     "fq_codel" => FqCodel(Boxed<fq_codel::FqCodel>, fq_codel::FqCodelConfig),
     "pie" => Pie(Boxed<pie::Pie>, pie::PieConfig),
+}
+
+impl QueueConfig {
+    /// True if the discipline, as configured, marks ECN-capable packets with CE (its `ecn`
+    /// setting); the others only drop. Read by the build's check that ECN settings pair up.
+    pub fn marks_ecn(&self) -> bool {
+        match self {
+            QueueConfig::Red(c) => c.ecn,
+            QueueConfig::Codel(c) => c.ecn,
+            QueueConfig::FqCodel(c) => c.ecn,
+            QueueConfig::Pie(c) => c.ecn,
+            QueueConfig::RdaFp(c) => c.aqm.ecn,
+            QueueConfig::RdaVp(c) => c.aqm.ecn,
+            QueueConfig::Isda(c) => c.aqm.ecn,
+            // SDA refuses ecn = true; the others have no ECN setting.
+            QueueConfig::Sda(_) | QueueConfig::Rda(_) | QueueConfig::DropTail(_) | QueueConfig::Priority(_) => false,
+        }
+    }
 }
 
 impl Default for QueueConfig {

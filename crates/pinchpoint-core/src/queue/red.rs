@@ -182,7 +182,17 @@ impl Validate for RedConfig {
         if self.mean_pkt_bytes == 0 {
             return e("mean_pkt_bytes", "expected a positive size");
         }
-        self.limit.validate()
+        self.limit.validate()?;
+        // The queue never holds more than its packet limit, so an average at or above that
+        // limit cannot exceed min_th: at min_th itself p_b is 0, so RED would never drop or mark.
+        // Only a min_th_pkts given is refused: with the default thresholds (5 and 15 packets) a
+        // small buffer is the setting chosen, and RED then behaves as drop-tail.
+        if let (Some(min), Some(n)) = (self.min_th_pkts, self.limit.or_default().limit_pkts) {
+            if min >= n as f64 {
+                return Err(FieldError::new("min_th_pkts", format!("{min} packets is at or above the packet limit ({n}): the average queue can never pass it, so RED would never act; expected min_th_pkts below limit_pkts")));
+            }
+        }
+        Ok(())
     }
     /// Floyd and Jacobson 1993 s4: an arriving packet is dropped (marked) with probability p_a.
     fn draws_random(&self) -> bool {

@@ -152,6 +152,7 @@ pub fn build(sc: &Scenario, seed: Option<u64>, origin: &str) -> Result<Simulatio
         .map_err(|(path, message)| fail(path, message))?;
     // An arrival process keeps the run going (stop_when_done) until its last arrival.
     finite += first_arrivals.len();
+    check_ecn_pairs(sc, &index, &mut router, &rules, &change_times).map_err(|(path, message)| fail(path, message))?;
     let build_route_steps = router.route_steps();
     drop(router);
     // Room for the events pushed here (a start per flow, route changes, first arrivals); the
@@ -326,4 +327,79 @@ pub(crate) fn build_tcp(settings: &FlowSettings, name: &(impl AsRef<str> + ?Size
         }))
     });
     TcpConnection { sender, receiver, handshake }
+}
+
+/// ECN on one side with nothing on the other is refused (a setting without effect): a flow that
+/// negotiates ECN (`tcp.ecn`; its data is ECT) none of whose paths crosses a port that marks CE
+/// (a queue with `ecn = true`, a `ce_threshold` or `decbit` hook), and a queue's `ecn = true` on
+/// ports no ECN-capable flow crosses. Paths are those of every flow and every pair of an arrival
+/// process, at the start and after each route change (and the reverse path too when the SYN-ACK
+/// carries ECT, `ect_on_syn`): a setting is refused only when no packet could ever meet it.
+/// Ports are numbered as the build makes them: link i's a->b port is 2i, its b->a port 2i + 1.
+fn check_ecn_pairs(sc: &Scenario, index: &HashMap<&str, u32>, router: &mut Router, rules: &[RouteRule], change_times: &[SimTime]) -> Result<(), (String, String)> {
+    let ect_flow = |s: &FlowSettings| s.transport == TransportKind::Tcp && s.tcp.ecn;
+    let queues_mark = sc.links.iter().any(|l| [&l.queue, &l.queue_ab, &l.queue_ba].into_iter().flatten().any(|q| q.marks_ecn()));
+    let any_ect = sc.flows.iter().any(|f| ect_flow(&f.settings)) || sc.arrivals.iter().any(|a| ect_flow(&a.settings));
+    if !queues_mark && !any_ect {
+        return Ok(());
+    }
+    let marks: Vec<bool> = sc
+        .links
+        .iter()
+        .flat_map(|l| {
+            let hook_marks = |extra: &[crate::port_hooks::HookConfig]| l.hooks.iter().chain(extra).any(|h| matches!(h.kind(), "ce_threshold" | "decbit"));
+            let q = |own: &Option<QueueConfig>| own.as_ref().or(l.queue.as_ref()).is_some_and(|q| q.marks_ecn());
+            [q(&l.queue_ab) || hook_marks(&l.hooks_ab), q(&l.queue_ba) || hook_marks(&l.hooks_ba)]
+        })
+        .collect();
+    let mut crossed = vec![false; marks.len()];
+    // Marks every port an ECT packet of (s, d) could cross; true if one of them marks CE.
+    let mut cross = |s: u32, d: u32, settings: &FlowSettings, router: &mut Router| -> bool {
+        let mut met = false;
+        for t in std::iter::once(0).chain(change_times.iter().copied()) {
+            let fwd = router.path(s, d, rules, t).unwrap_or_default();
+            let rev = if settings.tcp.ect_on_syn { router.path(d, s, rules, t).unwrap_or_default() } else { Vec::new() };
+            for p in fwd.into_iter().chain(rev) {
+                crossed[p as usize] = true;
+                met |= marks[p as usize];
+            }
+        }
+        met
+    };
+    let no_marker = "has no effect: no port on the flow's path marks ECN-capable packets; expected a queue with ecn = true or a ce_threshold (or decbit) hook on the path, or no ecn";
+    for (i, f) in sc.flows.iter().enumerate() {
+        if ect_flow(&f.settings) && !cross(index[f.src.as_str()], index[f.dst.as_str()], &f.settings, router) {
+            return Err((format!("flows[{i}].tcp.ecn"), no_marker.into()));
+        }
+    }
+    for (i, a) in sc.arrivals.iter().enumerate() {
+        if !ect_flow(&a.settings) {
+            continue;
+        }
+        let mut met = false;
+        for s in a.src.names() {
+            for d in a.dst.names() {
+                met |= cross(index[s], index[d], &a.settings, router);
+            }
+        }
+        if !met {
+            return Err((format!("arrivals[{i}].tcp.ecn"), no_marker.replace("the flow's path", "any transfer's path")));
+        }
+    }
+    for (i, l) in sc.links.iter().enumerate() {
+        let (ab, ba) = (crossed[2 * i], crossed[2 * i + 1]);
+        for (q, field, applies) in [
+            (&l.queue, "queue", (l.queue_ab.is_none() && ab) || (l.queue_ba.is_none() && ba)),
+            (&l.queue_ab, "queue_ab", ab),
+            (&l.queue_ba, "queue_ba", ba),
+        ] {
+            if q.as_ref().is_some_and(|q| q.marks_ecn()) && !applies {
+                return Err((
+                    format!("links[{i}].{field}.ecn"),
+                    "has no effect: no ECN-capable flow (tcp.ecn = true) crosses this queue, so it would only ever drop; expected ecn = false, or ECN on a flow through it".into(),
+                ));
+            }
+        }
+    }
+    Ok(())
 }

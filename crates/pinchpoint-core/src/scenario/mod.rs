@@ -85,7 +85,9 @@ pub fn from_toml_str_by_toml_crate(text: &str, origin: &str) -> Result<Scenario,
         // the explanation.
         let lines: Vec<&str> = msg.lines().map(|l| l.trim()).filter(|l| !l.is_empty()).collect();
         let place = lines.first().and_then(|l| l.find("at line").map(|i| l[i + 3..].to_string()));
-        let what = lines.iter().rev().find(|l| !l.contains('|')).copied().unwrap_or("invalid value");
+        // An error raised inside a table that a registry reads (a non-finite number there) also
+        // gets toml's "in `key`" line; the key is in the path already.
+        let what = lines.iter().rev().find(|l| !l.contains('|') && !l.starts_with("in `")).copied().unwrap_or("invalid value");
         let msg = match place {
             Some(p) if !what.contains("at line") => format!("{what} ({p})"),
             _ => what.to_string(),

@@ -49,7 +49,7 @@ pub struct SimulationConfig {
     /// Simulated time to run for.
     pub duration: Duration,
     /// Master random seed; every component's stream is derived from it.
-    #[serde(default = "default_seed")]
+    #[serde(default = "default_seed", deserialize_with = "seed_value")]
     pub seed: u64,
     /// Stop early once every finite workload has completed (bulk and CBR flows never complete).
     #[serde(default = "yes")]
@@ -85,6 +85,30 @@ fn default_max_shaper_pkts() -> u64 {
 
 fn default_seed() -> u64 {
     1
+}
+
+/// A seed: a whole number from 0 to 2^64 - 1. Read by hand so that a number out of range says
+/// so (JSON writes 2**70 as a float, which serde reported as `invalid type: floating point
+/// '1.18e21', expected u64`).
+fn seed_value<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
+    struct V;
+    const WANT: &str = "expected an integer from 0 to 2^64 - 1";
+    impl serde::de::Visitor<'_> for V {
+        type Value = u64;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("an integer from 0 to 2^64 - 1")
+        }
+        fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<u64, E> {
+            Ok(v)
+        }
+        fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<u64, E> {
+            u64::try_from(v).map_err(|_| E::custom(format!("{WANT}, got {v}")))
+        }
+        fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<u64, E> {
+            Err(E::custom(format!("{WANT}, got {}", crate::sim::units::float_text(v))))
+        }
+    }
+    d.deserialize_any(V)
 }
 fn yes() -> bool {
     true

@@ -102,6 +102,8 @@ pub fn validate(sc: &Scenario) -> Result<(), Problem> {
     }
     let node = |path: fmt::Arguments, name: &str| node_index(&names, path, name);
     let mut adj: Vec<Vec<usize>> = vec![Vec::new(); sc.nodes.len()];
+    // The link joining each pair of nodes, either orientation.
+    let mut pairs: HashMap<(usize, usize), usize> = HashMap::with_capacity(sc.links.len());
     for (i, l) in sc.links.iter().enumerate() {
         let a = node(format_args!("links[{i}].a"), &l.a)?;
         let b = node(format_args!("links[{i}].b"), &l.b)?;
@@ -111,9 +113,18 @@ pub fn validate(sc: &Scenario) -> Result<(), Problem> {
         if a == b {
             return err(format!("links[{i}].b"), format!("a link must join two different nodes, got '{}' twice", l.a));
         }
+        // Ports are named by their ends ('r->b'), routes pick the first port towards a
+        // neighbour and the results are keyed by port name: a second link between the same
+        // two nodes would give duplicate names and carry no traffic.
+        if let Some(j) = pairs.insert((a.min(b), a.max(b)), i) {
+            return err(format!("links[{i}]"), format!("duplicate link: links[{j}] already joins '{}' and '{}' (one link per pair of nodes)", l.a, l.b));
+        }
         check_rate(format_args!("links[{i}].rate"), l.rate)?;
         if let Some(r) = l.rate_ba {
             check_rate(format_args!("links[{i}].rate_ba"), r)?;
+        }
+        if l.queue.is_some() && l.queue_ab.is_some() && l.queue_ba.is_some() {
+            return err(format!("links[{i}].queue"), "has no effect: queue_ab and queue_ba set the queues of both ports (remove queue, or one of the two)");
         }
         for (q, name) in [(&l.queue, "queue"), (&l.queue_ab, "queue_ab"), (&l.queue_ba, "queue_ba")] {
             if let Some(q) = q {
@@ -146,7 +157,9 @@ pub fn validate(sc: &Scenario) -> Result<(), Problem> {
             format!("the topology is disconnected: node '{}' cannot be reached from '{}'", sc.nodes[k].name, sc.nodes[0].name),
         );
     }
+    let duration = sc.simulation.duration;
     for (i, r) in sc.routes.iter().enumerate() {
+        before_end(format_args!("routes[{i}].at"), r.at, duration, "the route change would never happen")?;
         let n = node(format_args!("routes[{i}].node"), &r.node)?;
         node(format_args!("routes[{i}].dst"), &r.dst)?;
         let h = node(format_args!("routes[{i}].next_hop"), &r.next_hop)?;
@@ -156,12 +169,23 @@ pub fn validate(sc: &Scenario) -> Result<(), Problem> {
     }
     let mut flow_names: HashMap<&str, usize> = HashMap::new();
     for (i, f) in sc.flows.iter().enumerate() {
+        if f.name.is_empty() {
+            return err(format!("flows[{i}].name"), "expected a non-empty name");
+        }
         if flow_names.insert(&f.name, i).is_some() {
             return err(format!("flows[{i}].name"), format!("duplicate flow name '{}'", f.name));
         }
         check_flow(sc, &names, f, &format!("flows[{i}]"))?;
+        before_end(format_args!("flows[{i}].start"), f.start, duration, "the flow would never start")?;
     }
     crate::traffic::arrivals::engine::validate(sc, &|f, p| check_flow(sc, &names, f, p))?;
+    // The shaper bound applies to flows with a shaper (`shaper` or `wtp`); the default passes.
+    if sc.simulation.max_shaper_pkts != DEFAULT_MAX_SHAPER_PKTS
+        && !sc.flows.iter().any(|f| f.shaper.is_some() || f.settings.wtp.is_some())
+        && !sc.arrivals.iter().any(|a| a.settings.wtp.is_some())
+    {
+        return err("simulation.max_shaper_pkts", "has no effect: no flow has a shaper (shaper or wtp); expected no max_shaper_pkts");
+    }
     // Port names only when something names a port (400,000 strings at 100,000 flows).
     let port_names: Vec<String> = if sc.metrics.queue_trace.is_empty() && sc.metrics.capture.is_empty() {
         Vec::new()
@@ -179,6 +203,21 @@ pub fn validate(sc: &Scenario) -> Result<(), Problem> {
         }
     }
     Ok(())
+}
+
+/// A time at which something starts must come before the end of the run (`simulation.duration`;
+/// `stop_when_done` only ends a run earlier): at or after it, the thing never happens.
+pub(crate) fn before_end(path: fmt::Arguments, t: crate::sim::units::Duration, duration: crate::sim::units::Duration, what: &str) -> Result<(), Problem> {
+    if t >= duration {
+        return err(path.to_string(), format!("expected a time before the end of the run (simulation.duration = {} s), got {} s: {what}", duration.secs(), t.secs()));
+    }
+    Ok(())
+}
+
+/// The queue configs in force on a link's two ports (a port with no queue given has the default
+/// drop-tail queue, not listed).
+pub(crate) fn link_queues(l: &LinkConfig) -> impl Iterator<Item = &QueueConfig> {
+    [l.queue_ab.as_ref().or(l.queue.as_ref()), l.queue_ba.as_ref().or(l.queue.as_ref())].into_iter().flatten()
 }
 
 /// The index of node `name`, or an error at `path`.
@@ -246,6 +285,16 @@ fn check_flow(sc: &Scenario, names: &HashMap<&str, usize>, f: &FlowConfig, p: &s
     if let (TransportKind::Udp | TransportKind::Tfrc | TransportKind::Trump, Some(field)) = (f.settings.transport, f.settings.tcp.handshake_settings_written()) {
         return err(format!("{p}.tcp.{field}"), format!("the TCP connection set-up has no effect on transport '{}': expected transport = \"tcp\"", f.settings.transport.name()));
     }
+    if f.settings.transport != TransportKind::Tcp {
+        // Only a TCP connection reads the tcp table. A table equal to the defaults is let
+        // through: the resolved scenario writes one for every flow, and it changes nothing.
+        if f.settings.tcp != TcpConfig::default() {
+            return err(format!("{p}.tcp"), format!("TCP settings have no effect on transport '{}': expected transport = \"tcp\" (or no tcp table)", f.settings.transport.name()));
+        }
+        if f.settings.transport == TransportKind::Udp && f.settings.cc.is_some() {
+            return err(format!("{p}.cc"), "a congestion controller has no effect on a UDP flow (unresponsive datagrams; cc applies to transport = \"tcp\")");
+        }
+    }
     if f.trump.is_some() && f.settings.transport != TransportKind::Trump {
         return err(format!("{p}.trump"), "TRUMP settings have no effect unless transport = \"trump\"");
     }
@@ -289,12 +338,21 @@ fn check_flow(sc: &Scenario, names: &HashMap<&str, usize>, f: &FlowConfig, p: &s
     if f.settings.transport == TransportKind::Tfrc && f.settings.cc.is_some() {
         return err(format!("{p}.cc"), "a TFRC flow has no window controller (cc applies to transport = \"tcp\")");
     }
+    // Priority is read only by priority queues; 0 (the default) passes.
+    if f.settings.priority != 0 && !sc.links.iter().any(|l| link_queues(l).any(|q| matches!(q, QueueConfig::Priority(_)))) {
+        return err(format!("{p}.priority"), "has no effect: no port has a priority queue (queue kind = \"priority\")");
+    }
     if let Some(w) = &f.settings.wtp {
         if f.shaper.is_some() {
             return err(format!("{p}.wtp"), "a flow has either a fixed `shaper` or a `wtp` shaper, not both");
         }
         if let Err((field, what)) = w.validate() {
             return err(format!("{p}.wtp.{field}"), what);
+        }
+        // The WTP rate follows the load an ECA router writes on the packets; with none, the
+        // shaper stays at its unlimited starting rate (only load reports of 0 flow back).
+        if !sc.links.iter().any(|l| l.hooks.iter().chain(&l.hooks_ab).chain(&l.hooks_ba).any(|h| h.kind() == "eca_load")) {
+            return err(format!("{p}.wtp"), "has no effect: no port has an eca_load hook to report the load WTP follows");
         }
     }
     if let Some(sh) = &f.shaper {

@@ -113,6 +113,17 @@ impl Duration {
     }
 }
 
+/// A float as TOML writes it (`nan`, `inf`, `-inf` for the non-finite ones), for messages.
+pub fn float_text(v: f64) -> String {
+    if v.is_nan() {
+        "nan".into()
+    } else if v.is_infinite() {
+        if v > 0.0 { "inf".into() } else { "-inf".into() }
+    } else {
+        v.to_string()
+    }
+}
+
 /// An amount of data in bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Default)]
 pub struct Bytes(pub u64);
@@ -152,6 +163,14 @@ impl Bytes {
             return Err(format!("expected a size of at most 2^53 bytes"));
         }
         Ok(Bytes(b.round() as u64))
+    }
+    /// A size written as a bare number of bytes: whole, as `parse` requires of "1.5B" (a bare
+    /// 1500.5 was rounded to 1501 bytes without a word).
+    fn from_number(b: f64) -> Result<Bytes, String> {
+        if (b - b.round()).abs() > 1e-9 {
+            return Err("expected a whole number of bytes".into());
+        }
+        Bytes::checked(b)
     }
 }
 
@@ -253,7 +272,7 @@ unit_schema!(Bytes, "Bytes", "^\\s*[0-9.eE+_]+\\s*(B|bytes|KB|kB|MB|GB|KiB|MiB|G
 
 unit_serde!(Rate, "a rate like '10Mbps'", Rate::checked, |r: &Rate| r.0, "bps");
 unit_serde!(Duration, "a duration like '10ms'", Duration::checked_secs, |d: &Duration| d.0, "ps");
-unit_serde!(Bytes, "a size like '256KiB'", Bytes::checked, |b: &Bytes| b.0, "B");
+unit_serde!(Bytes, "a size like '256KiB'", Bytes::from_number, |b: &Bytes| b.0, "B");
 
 #[cfg(test)]
 mod tests {

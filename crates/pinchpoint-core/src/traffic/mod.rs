@@ -91,7 +91,11 @@ impl Workload for AnyWorkload {
 }
 
 /// What a flow carries: the registry of workloads, keyed by the name used in scenario files.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
+// Read by hand (below) rather than by serde's internally tagged derive, which buffers the table
+// and so loses the field path of an error inside it (`flows[0].workload.duration` was reported
+// as `flows[0].workload`) and lets a unit variant (`bulk`) ignore any other key. (A comment, not
+// documentation: the doc text goes into the JSON Schema.)
+#[derive(Clone, Debug, Serialize, PartialEq, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum WorkloadConfig {
     /// As much as the transport will send, for the whole run.
@@ -106,6 +110,33 @@ pub enum WorkloadConfig {
     OnOff(on_off::OnOffConfig),
     /// CBR switched on and off with a fixed period and duty cycle.
     SquareWave(square_wave::SquareWaveConfig),
+}
+
+/// Names accepted in a workload's `kind`.
+pub const WORKLOAD_KINDS: &[&str] = &["bulk", "file", "cbr", "poisson", "on_off", "square_wave"];
+
+impl<'de> Deserialize<'de> for WorkloadConfig {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use crate::registry::{de_with_path, split_kind};
+        use serde::de::Error;
+        let (kind, rest) = split_kind(d, WORKLOAD_KINDS)?;
+        Ok(match kind.as_str() {
+            "bulk" => {
+                // A bulk workload has no parameters: any other key is a mistake (a `rate` meant
+                // for cbr, say), refused as the other workloads refuse theirs.
+                if let Some(key) = rest.as_object().and_then(|m| m.keys().next()) {
+                    return Err(D::Error::custom(format!("unknown field `{key}`: a bulk workload takes no parameters (only `kind`)")));
+                }
+                WorkloadConfig::Bulk
+            }
+            "file" => WorkloadConfig::File(de_with_path(rest)?),
+            "cbr" => WorkloadConfig::Cbr(de_with_path(rest)?),
+            "poisson" => WorkloadConfig::Poisson(de_with_path(rest)?),
+            "on_off" => WorkloadConfig::OnOff(de_with_path(rest)?),
+            "square_wave" => WorkloadConfig::SquareWave(de_with_path(rest)?),
+            _ => unreachable!("split_kind checked the name"),
+        })
+    }
 }
 
 /// A workload setting that is out of range: the field (relative to the workload) and what was
@@ -150,7 +181,11 @@ impl WorkloadConfig {
     /// Checks the parameters (what types alone cannot).
     pub fn validate(&self) -> Result<(), WorkloadError> {
         match self {
-            WorkloadConfig::Bulk | WorkloadConfig::File(_) => Ok(()),
+            WorkloadConfig::Bulk => Ok(()),
+            // docs/scenario.md: a file of at least 1 byte (an empty file would complete before
+            // it started, and a transfer of nothing measures nothing).
+            WorkloadConfig::File(c) if c.size.0 == 0 => Err(WorkloadError { field: "size", expected: "expected a size of at least 1 byte, got 0".into() }),
+            WorkloadConfig::File(_) => Ok(()),
             WorkloadConfig::Cbr(c) => c.validate(),
             WorkloadConfig::Poisson(c) => c.validate(),
             WorkloadConfig::OnOff(c) => c.validate(),

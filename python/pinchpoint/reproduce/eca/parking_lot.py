@@ -10,8 +10,9 @@ r7-dst) have 1/9 and vertical links (s<n>-r<n>, r<n+1>-d<n+1>) 4/9 of the end-to
 every flow has the same propagation delay. Buffers hold 20 packets per Mbit/s (a constant
 maximum queueing delay, 20 x 1040 B at 1 Mbit/s = 166 ms).
 
-Variants: ``tcp`` (drop-tail), ``ecn`` (RED with ECN, thresholds 25%/75% of the buffer, TCP
-ECN-capable), ``eca`` (drop-tail queues, the ``eca_load`` hook on router ports, WTP shapers
+Variants: ``tcp`` (drop-tail), ``ecn`` (RED, thresholds 25%/75% of the buffer, TCP
+ECN-capable; ECN marking on the router ports that carry data, the ack-only ports RED without it),
+``eca`` (drop-tail queues, the ``eca_load`` hook on router ports, WTP shapers
 with weights 1..5 in each set; target utilisation 0.9) and ``eca80`` (the same at 0.8: the seed
 says 90% in s4.A.2 and "the target 80% point" in s4.B.1).
 
@@ -54,12 +55,15 @@ def buffer_pkts(rate_mbps: float) -> int:
 
 
 def queue(variant: str, rate_mbps: float, limit_pkts: int | None = None,
-          red_thresholds: str = "fraction") -> dict[str, Any]:
+          red_thresholds: str = "fraction", data: bool = True) -> dict[str, Any]:
     """The router output queue of a variant. ``red_thresholds``: ``fraction`` (25%/75% of the
-    buffer, s4.A.4) or ``packets`` (50/150 packets, s4.B.3's reading)."""
+    buffer, s4.A.4) or ``packets`` (50/150 packets, s4.B.3's reading). ``data``: the port carries
+    the flows' data; a port that carries only acknowledgements (not ECN-capable) gets RED without
+    ECN, which treats them exactly as RED with it would (and the validator refuses an ECN
+    setting no ECN-capable packet can meet)."""
     limit = limit_pkts if limit_pkts is not None else buffer_pkts(rate_mbps)
     if variant == "ecn":
-        q: dict[str, Any] = {"kind": "red", "limit_pkts": limit, "ecn": True, "w_q": 0.002, "max_p": 0.1,
+        q: dict[str, Any] = {"kind": "red", "limit_pkts": limit, "ecn": data, "w_q": 0.002, "max_p": 0.1,
                              "gentle": True, "mean_pkt_bytes": WIRE_BYTES}
         if red_thresholds == "packets":
             q.update(min_th_pkts=50.0, max_th_pkts=150.0)
@@ -81,14 +85,19 @@ def flow_names() -> list[str]:
 
 def scenario(variant: str, rate_mbps: float = 10.0, delay_ms: float = 10.0, duration_s: float = 100.0,
              series_interval: str | None = "100ms", limit_pkts: int | None = None,
-             red_thresholds: str = "fraction", packet_trace: bool = False) -> dict[str, Any]:
-    """The parking lot as scenario data (see the module docstring)."""
+             red_thresholds: str = "fraction", packet_trace: bool = False,
+             ect_reverse: bool = False) -> dict[str, Any]:
+    """The parking lot as scenario data (see the module docstring). ``ect_reverse``: ECN-capable
+    packets travel the reverse ports too (SYN-ACKs with ``ect_on_syn``), so RED marks there as well."""
     if variant not in VARIANTS:
         raise ValueError(f"variant {variant!r}: expected one of {VARIANTS}")
     rate = f"{rate_mbps}Mbps"
     h_delay = f"{delay_ms / 9.0}ms"
     v_delay = f"{4.0 * delay_ms / 9.0}ms"
     q = queue(variant, rate_mbps, limit_pkts, red_thresholds)
+    # Every link is declared in the direction of its data (src -> r0 -> ... -> dst, s<n> -> r<n>
+    # -> d<n+1>): its b->a port carries acknowledgements only.
+    q_acks = queue(variant, rate_mbps, limit_pkts, red_thresholds, data=ect_reverse)
     hk = hooks(variant)
     nodes = [{"name": f"r{i}", "kind": "router"} for i in range(N_ROUTERS)]
     nodes += [{"name": "src"}, {"name": "dst"}]
@@ -106,7 +115,7 @@ def scenario(variant: str, rate_mbps: float = 10.0, delay_ms: float = 10.0, dura
         else:
             lk["queue_ab"] = queue("tcp", rate_mbps, limit_pkts)
         if router_b:
-            lk["queue_ba"] = q
+            lk["queue_ba"] = q_acks
             if hk:
                 lk["hooks_ba"] = hk
         else:
@@ -172,7 +181,7 @@ def grid_zip(variant: str, rates_mbps: list[float], delays_ms: list[float]) -> l
         rate_group[f"{name}.rate"] = [f"{r}Mbps" for r in rates_mbps]
         for side in ("queue_ab", "queue_ba"):
             kind_variant = variant if lk[side]["kind"] == "red" else "tcp"
-            rate_group[f"{name}.{side}"] = [queue(kind_variant, r) for r in rates_mbps]
+            rate_group[f"{name}.{side}"] = [queue(kind_variant, r, data=side == "queue_ab") for r in rates_mbps]
         vertical = lk["a"].startswith(("s", "d")) or lk["b"].startswith(("s", "d"))
         share = 4.0 / 9.0 if vertical and lk["a"] != "src" and lk["b"] != "dst" else 1.0 / 9.0
         delay_group[f"{name}.delay"] = [f"{d * share}ms" for d in delays_ms]

@@ -207,6 +207,12 @@ pub(crate) fn validate(sc: &Scenario, check_flow: &dyn Fn(&FlowConfig, &str) -> 
             return Err((format!("{at}.transport"), format!("expected \"tcp\": a transfer's flow is freed when all its data is acknowledged, which only tcp transfers do here (got {:?})", a.settings.transport).to_lowercase()));
         }
         a.process.validate().map_err(|e| (format!("{at}.process.{}", e.field), e.message))?;
+        let (field, first) = match &a.process {
+            super::ProcessConfig::Poisson(c) => ("start", c.start),
+            super::ProcessConfig::FlashCrowd(c) => ("at", c.at),
+            super::ProcessConfig::WebTraf(c) => ("start", c.start),
+        };
+        crate::scenario::validate::before_end(format_args!("{at}.process.{field}"), first, sc.simulation.duration, "no transfer would arrive")?;
         let srcs = a.src.names();
         let dsts = a.dst.names();
         for (list, which) in [(&srcs, "src"), (&dsts, "dst")] {

@@ -69,6 +69,11 @@ impl Validate for WebTrafConfig {
             }
             check_rate_per_s(field, PS_PER_S as f64 / d.0 as f64)?;
         }
+        // With one object per page the next object is the next page's first: the gap drawn
+        // after an object is never used. The default passes (the resolved scenario writes it).
+        if self.objects_per_page == 1 && self.inter_object_mean != ten_ms() {
+            return Err(FieldError::new("inter_object_mean", "has no effect with objects_per_page = 1 (a page's only object starts with the page): expected objects_per_page above 1, or no inter_object_mean"));
+        }
         size_at("object_size", &self.object_size)
     }
     /// Session starts, page and object gaps and sizes are drawn.

@@ -241,6 +241,11 @@ impl crate::scenario::schema::TcpConfig {
         if self.delayed_ack && self.delayed_ack_timeout.0 == 0 {
             return bad("delayed_ack_timeout", "expected a positive duration when delayed_ack = true".into());
         }
+        // The receiver arms the delayed-ACK timer only with delayed_ack = true. The default
+        // passes (the resolved scenario writes it for every flow).
+        if !self.delayed_ack && self.delayed_ack_timeout != Self::default().delayed_ack_timeout {
+            return bad("delayed_ack_timeout", "has no effect without delayed acknowledgements: expected delayed_ack = true (or leave delayed_ack_timeout unset)".into());
+        }
         if let Some(w) = self.max_window {
             if w.0 < self.mss as u64 {
                 return bad("max_window", format!("expected at least one segment ({} bytes), got {} bytes", self.mss, w.0));

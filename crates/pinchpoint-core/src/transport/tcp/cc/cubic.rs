@@ -15,7 +15,7 @@ use crate::sim::{SimTime, PS_PER_S};
 use serde::{Deserialize, Serialize};
 
 /// Slow-start variant of CUBIC: `"hystart++"` (RFC 9406) or `false` (RFC 5681 slow start).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(untagged)]
 pub enum HyStartSetting {
     /// `false`: standard slow start; `true` means `"hystart++"`.
@@ -30,6 +30,30 @@ pub enum HyStartVariant {
     /// RFC 9406.
     #[serde(rename = "hystart++")]
     HyStartPlusPlus,
+}
+
+// Read by hand: serde's untagged derive answers any other value with "data did not match any
+// variant of untagged enum HyStartSetting", which names neither the accepted values nor the one given.
+impl<'de> Deserialize<'de> for HyStartSetting {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = HyStartSetting;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("\"hystart++\", true or false")
+            }
+            fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<HyStartSetting, E> {
+                Ok(HyStartSetting::Enabled(v))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<HyStartSetting, E> {
+                match v {
+                    "hystart++" => Ok(HyStartSetting::Variant(HyStartVariant::HyStartPlusPlus)),
+                    _ => Err(E::custom(format!("expected \"hystart++\", true or false, got \"{v}\""))),
+                }
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 impl HyStartSetting {
