@@ -44,19 +44,22 @@ fn every_bad_input_is_refused_with_its_field_path_and_expectation() {
     assert!(failures.is_empty(), "{} of {} cases wrong:\n{}", failures.len(), cases.len(), failures.join("\n"));
 }
 
+/// Builds the base scenario with each `(old, new)` replacement made once (`old` must occur
+/// exactly once).
+fn build_edited_base(pairs: &[(&str, &str)]) -> Result<(), pinchpoint_core::ScenarioError> {
+    let mut t = repo_file("tests/data/base_scenario.toml");
+    for (old, new) in pairs {
+        assert_eq!(t.matches(old).count(), 1, "{old}");
+        t = t.replacen(old, new, 1);
+    }
+    from_toml_str(&t, "t.toml").and_then(|sc| pinchpoint_core::build(&sc, None, "t.toml").map(|_| ()))
+}
+
 /// Settings that need two edits of the base scenario to be useless (the table above changes one
 /// line): each is refused naming its field, and accepted where it has an effect.
 #[test]
 fn settings_without_an_effect_in_the_scenario_are_refused_and_accepted_where_they_act() {
-    let base = repo_file("tests/data/base_scenario.toml");
-    let edit = |pairs: &[(&str, &str)]| {
-        let mut t = base.clone();
-        for (old, new) in pairs {
-            assert_eq!(t.matches(old).count(), 1, "{old}");
-            t = t.replacen(old, new, 1);
-        }
-        from_toml_str(&t, "t.toml").and_then(|sc| pinchpoint_core::build(&sc, None, "t.toml").map(|_| ()))
-    };
+    let edit = build_edited_base;
     let no_priority_queue = ("kind = \"priority\", classes = 2,", "kind = \"droptail\",");
     let priority = ("name = \"udp\"", "name = \"udp\"\npriority = 1");
     let e = edit(&[no_priority_queue, priority]).unwrap_err();
@@ -80,15 +83,7 @@ fn settings_without_an_effect_in_the_scenario_are_refused_and_accepted_where_the
 /// on both ports of r-b; the tcp flow goes a -> r -> b).
 #[test]
 fn ecn_settings_with_nothing_to_pair_with_are_refused() {
-    let base = repo_file("tests/data/base_scenario.toml");
-    let edit = |pairs: &[(&str, &str)]| {
-        let mut t = base.clone();
-        for (old, new) in pairs {
-            assert_eq!(t.matches(old).count(), 1, "{old}");
-            t = t.replacen(old, new, 1);
-        }
-        from_toml_str(&t, "t.toml").and_then(|sc| pinchpoint_core::build(&sc, None, "t.toml").map(|_| ()))
-    };
+    let edit = build_edited_base;
     let refused = |pairs: &[(&str, &str)], path: &str| {
         let e = edit(pairs).unwrap_err();
         assert!(e.path == path && e.message.contains("has no effect"), "{pairs:?}: {e}");
