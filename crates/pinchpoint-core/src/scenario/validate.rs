@@ -167,6 +167,11 @@ pub fn validate(sc: &Scenario) -> Result<(), Problem> {
             return err(format!("routes[{i}].next_hop"), format!("'{}' is not a neighbour of '{}'", r.next_hop, r.node));
         }
     }
+    let ctx = FlowCheck {
+        names: &names,
+        priority_queue: sc.links.iter().any(|l| link_queues(l).any(|q| matches!(q, QueueConfig::Priority(_)))),
+        eca_load: sc.links.iter().any(|l| l.hooks.iter().chain(&l.hooks_ab).chain(&l.hooks_ba).any(|h| h.kind() == "eca_load")),
+    };
     let mut flow_names: HashMap<&str, usize> = HashMap::new();
     for (i, f) in sc.flows.iter().enumerate() {
         if f.name.is_empty() {
@@ -175,10 +180,10 @@ pub fn validate(sc: &Scenario) -> Result<(), Problem> {
         if flow_names.insert(&f.name, i).is_some() {
             return err(format!("flows[{i}].name"), format!("duplicate flow name '{}'", f.name));
         }
-        check_flow(sc, &names, f, &format!("flows[{i}]"))?;
+        check_flow(sc, &ctx, f, &format!("flows[{i}]"))?;
         before_end(format_args!("flows[{i}].start"), f.start, duration, "the flow would never start")?;
     }
-    crate::traffic::arrivals::engine::validate(sc, &|f, p| check_flow(sc, &names, f, p))?;
+    crate::traffic::arrivals::engine::validate(sc, &|f, p| check_flow(sc, &ctx, f, p))?;
     // The shaper bound applies to flows with a shaper (`shaper` or `wtp`); the default passes.
     if sc.simulation.max_shaper_pkts != DEFAULT_MAX_SHAPER_PKTS
         && !sc.flows.iter().any(|f| f.shaper.is_some() || f.settings.wtp.is_some())
@@ -225,10 +230,20 @@ fn node_index(names: &HashMap<&str, usize>, path: fmt::Arguments, name: &str) ->
     names.get(name).copied().ok_or_else(|| (path.to_string(), format!("unknown node '{name}' (declare it under [[nodes]])")))
 }
 
+/// What every flow's check reads of the whole scenario, found once: scanning the links for each
+/// flow would make validation quadratic in flows.
+struct FlowCheck<'a> {
+    names: &'a HashMap<&'a str, usize>,
+    /// Some port has a priority queue (a flow's `priority` is read only there).
+    priority_queue: bool,
+    /// Some port has an `eca_load` hook (the load a `wtp` shaper follows).
+    eca_load: bool,
+}
+
 /// Checks one flow's settings; `p` is where it sits (`flows[3]`, or `arrivals[0]` for the flow
 /// settings of an arrival process).
-fn check_flow(sc: &Scenario, names: &HashMap<&str, usize>, f: &FlowConfig, p: &str) -> Result<(), Problem> {
-    let node = |path: fmt::Arguments, name: &str| node_index(names, path, name);
+fn check_flow(sc: &Scenario, ctx: &FlowCheck, f: &FlowConfig, p: &str) -> Result<(), Problem> {
+    let node = |path: fmt::Arguments, name: &str| node_index(ctx.names, path, name);
     let s = node(format_args!("{p}.src"), &f.src)?;
     let d = node(format_args!("{p}.dst"), &f.dst)?;
     if s == d {
@@ -339,7 +354,7 @@ fn check_flow(sc: &Scenario, names: &HashMap<&str, usize>, f: &FlowConfig, p: &s
         return err(format!("{p}.cc"), "a TFRC flow has no window controller (cc applies to transport = \"tcp\")");
     }
     // Priority is read only by priority queues; 0 (the default) passes.
-    if f.settings.priority != 0 && !sc.links.iter().any(|l| link_queues(l).any(|q| matches!(q, QueueConfig::Priority(_)))) {
+    if f.settings.priority != 0 && !ctx.priority_queue {
         return err(format!("{p}.priority"), "has no effect: no port has a priority queue (queue kind = \"priority\")");
     }
     if let Some(w) = &f.settings.wtp {
@@ -351,7 +366,7 @@ fn check_flow(sc: &Scenario, names: &HashMap<&str, usize>, f: &FlowConfig, p: &s
         }
         // The WTP rate follows the load an ECA router writes on the packets; with none, the
         // shaper stays at its unlimited starting rate (only load reports of 0 flow back).
-        if !sc.links.iter().any(|l| l.hooks.iter().chain(&l.hooks_ab).chain(&l.hooks_ba).any(|h| h.kind() == "eca_load")) {
+        if !ctx.eca_load {
             return err(format!("{p}.wtp"), "has no effect: no port has an eca_load hook to report the load WTP follows");
         }
     }

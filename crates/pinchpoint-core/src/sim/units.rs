@@ -148,29 +148,22 @@ impl Bytes {
         if v < 0.0 {
             return Err(format!("expected a non-negative size, got '{s}'"));
         }
-        let b = v * mult;
-        if (b - b.round()).abs() > 1e-9 {
-            return Err(format!("expected a whole number of bytes, got '{s}'"));
-        }
-        Bytes::checked(b).map_err(|e| format!("{e}, got '{s}'"))
+        Bytes::checked(v * mult).map_err(|e| format!("{e}, got '{s}'"))
     }
-    /// A size of `b` bytes if finite, not negative and at most [`MAX_BYTES`].
+    /// A size of `b` bytes if finite, not negative, whole and at most [`MAX_BYTES`]: for "1.5B"
+    /// and for a bare 1500.5 alike (the bare number was once rounded to 1501 bytes without a
+    /// word).
     pub fn checked(b: f64) -> Result<Bytes, String> {
         if !b.is_finite() || b < 0.0 {
             return Err("expected a finite, non-negative size".into());
+        }
+        if (b - b.round()).abs() > 1e-9 {
+            return Err("expected a whole number of bytes".into());
         }
         if b > MAX_BYTES {
             return Err(format!("expected a size of at most 2^53 bytes"));
         }
         Ok(Bytes(b.round() as u64))
-    }
-    /// A size written as a bare number of bytes: whole, as `parse` requires of "1.5B" (a bare
-    /// 1500.5 was rounded to 1501 bytes without a word).
-    fn from_number(b: f64) -> Result<Bytes, String> {
-        if (b - b.round()).abs() > 1e-9 {
-            return Err("expected a whole number of bytes".into());
-        }
-        Bytes::checked(b)
     }
 }
 
@@ -272,7 +265,7 @@ unit_schema!(Bytes, "Bytes", "^\\s*[0-9.eE+_]+\\s*(B|bytes|KB|kB|MB|GB|KiB|MiB|G
 
 unit_serde!(Rate, "a rate like '10Mbps'", Rate::checked, |r: &Rate| r.0, "bps");
 unit_serde!(Duration, "a duration like '10ms'", Duration::checked_secs, |d: &Duration| d.0, "ps");
-unit_serde!(Bytes, "a size like '256KiB'", Bytes::from_number, |b: &Bytes| b.0, "B");
+unit_serde!(Bytes, "a size like '256KiB'", Bytes::checked, |b: &Bytes| b.0, "B");
 
 #[cfg(test)]
 mod tests {
