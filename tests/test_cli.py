@@ -357,17 +357,32 @@ def test_missing_files_directories_and_files_in_the_way_are_clear_errors_not_tra
 
 
 def test_sweep_says_when_the_scheduler_cannot_be_reached(tmp_path):
-    import os
+    import time
 
     f = tmp_path / "good.toml"
     f.write_text(GOOD.replace('duration = "2s"', 'duration = "0.2s"'))
-    env = {**os.environ, "DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT": "1s"}  # not the default 30 s
-    p = subprocess.run([sys.executable, "-m", "pinchpoint.cli", "sweep", str(f), "--seeds", "1", "--store",
-                        str(tmp_path / "s.duckdb"), "--scheduler", "tcp://127.0.0.1:9"],
-                       capture_output=True, text=True, env=env, timeout=120)
+    t0 = time.monotonic()
+    p = cli("sweep", f, "--seeds", "1", "--store", tmp_path / "s.duckdb", "--scheduler", "tcp://127.0.0.1:9",
+            "--scheduler-timeout", "1")
     out = p.stdout + p.stderr
     assert p.returncode == 2 and "--scheduler" in out and "could not be reached" in out, out
     assert "Traceback" not in out
+    assert time.monotonic() - t0 < 25, "the 1 s timeout was not used (Dask's default is 30 s)"
+
+
+@pytest.mark.parametrize("args, says", [
+    (["--scheduler-timeout", "5"], "--scheduler-timeout: has no effect without --scheduler"),
+    (["--scheduler", "tcp://127.0.0.1:9", "--scheduler-timeout", "0"], "--scheduler-timeout: expected a positive"),
+    (["--scheduler", "tcp://127.0.0.1:9", "--scheduler-timeout", "nan"], "--scheduler-timeout: expected a positive"),
+    (["--scheduler", "tcp://127.0.0.1:9", "--workers", "2"], "--workers: has no effect with --scheduler"),
+])
+def test_sweep_refuses_scheduler_settings_without_effect(tmp_path, args, says):
+    f = tmp_path / "good.toml"
+    f.write_text(GOOD)
+    p = cli("sweep", f, "--seeds", "1", "--store", tmp_path / "s.duckdb", *args)
+    out = p.stdout + p.stderr
+    assert p.returncode == 2 and says in out, out
+    assert not (tmp_path / "s.duckdb").exists()
 
 
 def test_bench_json_writes_null_for_an_undefined_jain_index():

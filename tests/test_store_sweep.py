@@ -1,5 +1,7 @@
 """DuckDB store and parameter sweeps."""
 
+import pytest
+
 import pinchpoint as pp
 from pinchpoint.store import Store
 from pinchpoint.sweep import grid_points, sweep
@@ -51,7 +53,19 @@ def test_sweep_on_a_dask_cluster(tmp_path):
     with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
                                   dashboard_address=None) as cluster:
         t = sweep(tiny(), {"links.1.rate": ["5Mbps", "10Mbps"]}, seeds=[1], store=tmp_path / "d.duckdb",
-                  scheduler=cluster.scheduler_address)
+                  scheduler=cluster.scheduler_address, scheduler_timeout_s=10)
     assert len(t) == 2 and t["goodput_bps"].gt(0).all()
     by_rate = t.set_index("links.1.rate")["goodput_bps"]
     assert by_rate["10Mbps"] > 1.5 * by_rate["5Mbps"]
+
+
+@pytest.mark.parametrize("kw, says", [
+    ({"scheduler_timeout_s": 5}, "scheduler_timeout_s: has no effect without a scheduler"),
+    ({"scheduler": "tcp://127.0.0.1:9", "scheduler_timeout_s": 0}, "expected a positive number"),
+    ({"scheduler": "tcp://127.0.0.1:9", "scheduler_timeout_s": float("inf")}, "expected a positive number"),
+    ({"scheduler": "tcp://127.0.0.1:9", "workers": 2}, "workers: has no effect with a scheduler"),
+])
+def test_sweep_refuses_scheduler_settings_without_effect(tmp_path, kw, says):
+    with pytest.raises(ValueError, match=says):
+        sweep(tiny(), {"links.1.rate": ["5Mbps"]}, store=tmp_path / "d.duckdb", **kw)
+    assert not (tmp_path / "d.duckdb").exists()

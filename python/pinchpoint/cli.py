@@ -467,6 +467,8 @@ def sweep(
     out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Also write the sweep table here (.csv or .parquet).")] = None,
     scheduler: Annotated[Optional[str], typer.Option(help="Dask scheduler address; default: local processes.")] = None,
     workers: Annotated[Optional[int], typer.Option(help="Local worker processes, at least 1 (default: CPU count).")] = None,
+    scheduler_timeout: Annotated[Optional[float], typer.Option(help="Seconds to wait for the Dask scheduler to answer "
+                                 "(default: Dask's distributed.comm.timeouts.connect, 30 s).")] = None,
 ) -> None:
     """Run every point of a plan (grid x paired lists x draws) x seeds; each run is stored once in DuckDB."""
     import warnings
@@ -518,6 +520,13 @@ def sweep(
         _fail(f"--keep {keep!r}: expected 'series'")
     if workers is not None and workers < 1:
         _fail(f"--workers: expected at least 1 worker process, got {workers}")
+    if workers is not None and scheduler is not None:
+        _fail("--workers: has no effect with --scheduler (the cluster's workers run the sweep); give one of them")
+    if scheduler_timeout is not None:
+        if scheduler is None:
+            _fail("--scheduler-timeout: has no effect without --scheduler (local processes need no connection)")
+        if not math.isfinite(scheduler_timeout) or scheduler_timeout <= 0:
+            _fail(f"--scheduler-timeout: expected a positive number of seconds, got {scheduler_timeout}")
     if out is not None:
         _check_table_out(out)
     try:
@@ -531,7 +540,8 @@ def sweep(
             warnings.simplefilter("always")
             task = prog.add_task("sweep", total=None)
             table = sweep_mod.sweep(scenario, grid, seeds=seed_list, store=store, scheduler=scheduler,
-                                    workers=workers, zip=zipped or None, plan=plan, keep=[keep] if keep else (),
+                                    scheduler_timeout_s=scheduler_timeout, workers=workers, zip=zipped or None,
+                                    plan=plan, keep=[keep] if keep else (),
                                     progress=lambda d, n: prog.update(task, completed=d, total=n))
     except (_native.ScenarioError, ParameterError, PlanError, StoreLocked, NotAStore) as e:
         _fail(str(e))

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import ctypes
 import json
+import math
 import os
 import signal
 import threading
@@ -296,7 +297,7 @@ def sweep(base: Scenario | str | Path, grid: dict[str, Iterable[Any]] | None = N
           store: str | Path | Store = "results/sweep.duckdb", scheduler: str | None = None,
           workers: int | None = None, progress: Callable[[int, int], None] | None = None, *,
           zip: dict[str, Iterable[Any]] | None = None, plan: Plan | str | Path | None = None,
-          keep: Iterable[str] = ()) -> Any:
+          keep: Iterable[str] = (), scheduler_timeout_s: float | None = None) -> Any:
     """Runs every point of the plan for every seed; returns a DataFrame with one row per run
     (see the module docstring). Runs already in the store are not run again.
 
@@ -312,6 +313,8 @@ def sweep(base: Scenario | str | Path, grid: dict[str, Iterable[Any]] | None = N
         scheduler: a Dask scheduler address (``tcp://host:8786``) to run on a cluster; by
             default a local process pool of ``workers`` processes (default: CPU count). Local
             workers end with the sweep, even when it is killed.
+        scheduler_timeout_s: how long to wait for the scheduler to answer before giving up
+            (default: Dask's ``distributed.comm.timeouts.connect``, 30 s unless configured).
     """
     import pandas as pd
 
@@ -321,8 +324,18 @@ def sweep(base: Scenario | str | Path, grid: dict[str, Iterable[Any]] | None = N
     keep = set(keep)
     if keep - {"series"}:
         raise ValueError(f"keep: unknown item(s) {sorted(keep - {'series'})}; expected 'series'")
+    if scheduler_timeout_s is not None:
+        if scheduler is None:
+            raise ValueError("scheduler_timeout_s: has no effect without a scheduler (local processes need no "
+                             "connection); expected scheduler='tcp://host:port' or no timeout")
+        if isinstance(scheduler_timeout_s, bool) or not isinstance(scheduler_timeout_s, (int, float)) \
+                or not math.isfinite(scheduler_timeout_s) or scheduler_timeout_s <= 0:
+            raise ValueError(f"scheduler_timeout_s: expected a positive number of seconds, got {scheduler_timeout_s!r}")
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
         raise ValueError(f"workers: expected at least 1 worker process, got {workers!r}")
+    if workers is not None and scheduler is not None:
+        raise ValueError("workers: has no effect with a scheduler (the cluster's workers run the sweep); "
+                         "expected one of workers (local processes) or scheduler")
     p = plan if isinstance(plan, Plan) else Plan.from_file(plan) if plan is not None else Plan()
     own_grid = {k: list(v) for k, v in (grid or {}).items()}
     own_zip = [{k: list(v) for k, v in zip.items()}] if zip else []
@@ -414,7 +427,7 @@ def sweep(base: Scenario | str | Path, grid: dict[str, Iterable[Any]] | None = N
         from dask.distributed import as_completed as dask_completed
 
         try:
-            client = Client(scheduler)
+            client = Client(scheduler, **({"timeout": scheduler_timeout_s} if scheduler_timeout_s is not None else {}))
         except (OSError, ValueError) as e:  # OSError: nothing answered within the connect timeout
             raise SchedulerError(f"scheduler {scheduler!r}: the address could not be reached ({e})") from None
         with client:
