@@ -75,7 +75,8 @@ impl IntervalRates {
         let mut dev_sq = vec![0f64; n];
         for k in (0..self.flow.len()).filter(|&k| inside(k)) {
             let i = self.flow[k] as usize;
-            dev_sq[i] += (self.bytes[k] as f64 - mean[i]).powi(2);
+            let dev = self.bytes[k] as f64 - mean[i];
+            dev_sq[i] += dev * dev;
         }
         (0..n)
             .map(|i| if count[i] < 2 || mean[i] <= 0.0 { f64::NAN } else { (dev_sq[i] / count[i] as f64).sqrt() / mean[i] })

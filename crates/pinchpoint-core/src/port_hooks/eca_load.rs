@@ -211,7 +211,7 @@ impl EcaLoad {
         // Intervals that passed with no arrival at all: each is below the target.
         let idle = (now - self.interval_end) / iv;
         if idle > 0 {
-            self.load = (self.load * self.cfg.decrease.powi(idle.min(i32::MAX as u64) as i32)).max(self.min_load);
+            self.load = (self.load * crate::sim::math::powi(self.cfg.decrease, idle.min(i32::MAX as u64) as u32)).max(self.min_load);
             self.decreases += idle;
         }
         self.interval_end += (idle + 1) * iv;

@@ -183,7 +183,7 @@ impl QueueAverage {
             // left an empty queue.
             Some(t0) if q_pkts == 0 => {
                 let m = now.saturating_sub(t0) as f64 / self.pkt_time_ps;
-                self.avg *= (1.0 - self.weight).powf(m);
+                self.avg *= crate::sim::math::pow(1.0 - self.weight, m);
             }
             _ => self.avg = (1.0 - self.weight) * self.avg + self.weight * q_pkts as f64,
         }

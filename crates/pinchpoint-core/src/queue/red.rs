@@ -354,7 +354,7 @@ impl Red {
             m = (idle_s * self.rate_bps / (8.0 * self.mean_pkt_bytes)).floor();
         }
         let q = self.measured_len();
-        self.avg *= (1.0 - self.w_q).powf(m);
+        self.avg *= crate::sim::math::pow(1.0 - self.w_q, m);
         self.avg = (1.0 - self.w_q) * self.avg + self.w_q * q;
     }
 

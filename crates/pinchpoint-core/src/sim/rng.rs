@@ -45,7 +45,7 @@ pub fn uniform(rng: &mut SimRng) -> f64 {
 /// An exponential draw with the given mean.
 #[inline]
 pub fn exponential(rng: &mut SimRng, mean: f64) -> f64 {
-    -mean * (1.0 - uniform(rng)).ln()
+    -mean * super::math::ln(1.0 - uniform(rng))
 }
 
 #[allow(dead_code)]

@@ -70,12 +70,12 @@ impl SizeDistribution {
                 let scale = mean_bytes * (shape - 1.0) / shape;
                 // Inverse transform: U uniform in (0, 1] gives scale / U^(1/shape).
                 let u = 1.0 - rng::uniform(r);
-                scale / u.powf(1.0 / shape)
+                scale / crate::sim::math::pow(u, 1.0 / shape)
             }
             SizeDistribution::ParetoIi { mean_bytes, shape } => {
                 let scale = mean_bytes * (shape - 1.0);
                 let u = 1.0 - rng::uniform(r);
-                scale * (u.powf(-1.0 / shape) - 1.0)
+                scale * (crate::sim::math::pow(u, -1.0 / shape) - 1.0)
             }
         };
         (x.ceil() as u64).max(1)

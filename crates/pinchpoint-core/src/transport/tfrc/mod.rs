@@ -17,7 +17,7 @@ pub mod sender;
 use super::{Transport, TransportCtx, TransportReport, TIMER_APP, TIMER_DELACK, TIMER_RTO};
 use crate::net::packet::{Packet, PacketKind};
 use crate::scenario::units::Bytes;
-use crate::sim::SimTime;
+use crate::sim::{math, SimTime};
 use serde::{Deserialize, Serialize};
 
 /// Scenario settings of a TFRC flow (`tfrc = { ... }` beside `transport = "tfrc"`).
@@ -100,19 +100,19 @@ pub fn throughput_equation_bytes_per_s(s_bytes: f64, rtt_s: f64, p: f64, b: f64)
 /// (bisection in log p; the equation falls monotonically in p). RFC 5348 s6.3.1 uses it to
 /// synthesise the first loss interval from the receive rate.
 pub fn loss_rate_for_throughput(s_bytes: f64, rtt_s: f64, x_bytes_per_s: f64, b: f64) -> f64 {
-    let (mut lo, mut hi) = (1e-12_f64.ln(), 0.0_f64); // ln p
+    let (mut lo, mut hi) = (math::ln(1e-12), 0.0_f64); // ln p
     if !(x_bytes_per_s > 0.0 && rtt_s > 0.0) {
         return 1.0;
     }
     for _ in 0..100 {
         let mid = 0.5 * (lo + hi);
-        if throughput_equation_bytes_per_s(s_bytes, rtt_s, mid.exp(), b) > x_bytes_per_s {
+        if throughput_equation_bytes_per_s(s_bytes, rtt_s, math::exp(mid), b) > x_bytes_per_s {
             lo = mid;
         } else {
             hi = mid;
         }
     }
-    (0.5 * (lo + hi)).exp()
+    math::exp(0.5 * (lo + hi))
 }
 
 /// Weights w_1..w_k of the k most recent loss intervals (index 0 holds w_1).

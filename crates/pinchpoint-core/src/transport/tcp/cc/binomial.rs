@@ -86,12 +86,12 @@ impl FractionalControl for Binomial {
     /// Binomial s2: a / w^k segments per window of acknowledged bytes (ns-2 adds
     /// increase_num_ / (cwnd * cwnd^k) per acknowledged segment).
     fn increase_per_rtt_pkts(&self, w_pkts: f64) -> f64 {
-        self.a / w_pkts.powf(self.k)
+        self.a / crate::sim::math::pow(w_pkts, self.k)
     }
     /// w - b w^l segments, at least two (the floor of RFC 5681 eq. 4), in bytes.
     fn decreased(&self, mss: u32) -> f64 {
         let w = self.w.cwnd / mss as f64;
-        ((w - self.b * w.powf(self.l)).max(2.0)) * mss as f64
+        ((w - self.b * crate::sim::math::pow(w, self.l)).max(2.0)) * mss as f64
     }
 }
 

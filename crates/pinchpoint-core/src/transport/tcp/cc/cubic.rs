@@ -243,7 +243,8 @@ impl Cubic {
 
     /// RFC 9438 eq. 1, segments.
     fn w_cubic(&self, t_s: f64) -> f64 {
-        self.c * (t_s - self.k_s).powi(3) + self.w_max
+        let d = t_s - self.k_s; // d³ as two products: `powi` leaves its rounding steps unspecified
+        self.c * (d * d * d) + self.w_max
     }
 
     fn slow_start(&mut self, ack: &AckSample) {
@@ -277,7 +278,7 @@ impl Cubic {
                 // it, K = 0 and W_max = the current window.
                 self.t_epoch = ack.now;
                 if self.w_max > cwnd_seg {
-                    self.k_s = ((self.w_max - cwnd_seg) / self.c).cbrt();
+                    self.k_s = crate::sim::math::cbrt((self.w_max - cwnd_seg) / self.c);
                 } else {
                     if self.w_max == 0.0 {
                         self.cwnd_prior = cwnd_seg;
