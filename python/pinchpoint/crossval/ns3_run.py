@@ -325,6 +325,13 @@ def _simulate(plan: dict) -> dict:
             st = qdiscs[name].GetStats()
             ports[name]["drops"] += int(st.nTotalDroppedPackets)
             ports[name]["marks"] = int(st.nTotalMarkedPackets)
+            # By the queue disc's reason strings ("Unforced drop", "Forced drop", ...), to tell early
+            # drops from overflow when the two simulators disagree.
+            reasons = {}
+            for m in (st.nDroppedPacketsBeforeEnqueue, st.nDroppedPacketsAfterDequeue, st.nMarkedPackets):
+                for kv in m:
+                    reasons[str(kv.first)] = reasons.get(str(kv.first), 0) + int(kv.second)
+            ports[name]["by_reason"] = reasons
         if sample_s:
             ports[name].update(queue_pkts_mean=float(g.qsum[k]) / n, queue_pkts_max=int(g.qmax[k]))
     # The sockets really run the configured controller and recovery (sockets exist once started).
