@@ -2,8 +2,8 @@
 
 :func:`translate` turns a resolved scenario (``tomllib.loads(pinchpoint.validate(path))``, or any
 dict in the scenario format) into a *plan*: plain JSON data that :mod:`.ns3_run` builds in ns-3
-3.44 (nodes, point-to-point links, applications) together with the ``Config::SetDefault``
-attributes that configure ns-3's TCP like pinchpoint's. Both ``pinchpoint crossval`` and
+3.44 (nodes, point-to-point links, AQM queue discs, applications) together with the
+``Config::SetDefault`` attributes that configure ns-3's TCP like pinchpoint's. Both ``pinchpoint crossval`` and
 ``pinchpoint bench --against ns3`` (the benchmark preset is an ordinary scenario) go through it.
 
 Only settings with a faithful ns-3 counterpart are translated; anything else raises
