@@ -397,13 +397,14 @@ def crossval_tables(cmp: dict) -> list[Table]:
                    f"{ratio:.3f}", f(p["fct_s"], "s"), f(n["fct_s"], "s"), i(p["lost_pkts"]), i(n["lost_pkts"]),
                    i(p.get("retx_pkts")), i(n.get("retx_pkts")), f(p.get("cwnd_median_bytes"), "B"),
                    f(n.get("cwnd_median_bytes"), "B"))
-    pt = Table(title="ports that dropped or queued")
-    for c in ("port", "drops pp", "drops ns3", "mean queue pp (pkts)", "mean queue ns3 (pkts, sampled)"):
+    pt = Table(title="ports that dropped, marked or queued")
+    for c in ("port", "drops pp", "drops ns3", "marks pp", "marks ns3", "mean queue pp (pkts)",
+              "mean queue ns3 (pkts, sampled)"):
         pt.add_column(c, justify="left" if c == "port" else "right")
     for r in cmp["ports"]:
         qp, qn = r["pinchpoint"].get("queue_pkts_mean"), r["ns3"].get("queue_pkts_mean")
         pt.add_row(r["port"], str(r["pinchpoint"]["drops"]), str(r["ns3"]["drops"]),
-                   "-" if qp is None else f"{qp:.1f}", "-" if qn is None else f"{qn:.1f}")
+                   str(r["pinchpoint"].get("marks", 0)), str(r["ns3"].get("marks", 0)), "-" if qp is None else f"{qp:.1f}", "-" if qn is None else f"{qn:.1f}")
     st = Table(title="summary")
     for c in ("", "pinchpoint", "ns-3"):
         st.add_column(c, justify="left" if not c else "right")
@@ -411,6 +412,7 @@ def crossval_tables(cmp: dict) -> list[Table]:
     st.add_row("aggregate goodput", f(sp["aggregate_goodput_bps"], "bps"), f(sn["aggregate_goodput_bps"], "bps"))
     st.add_row("Jain's index (TCP flows)", f"{sp['jain_tcp']:.4f}", f"{sn['jain_tcp']:.4f}")
     st.add_row("drops (all ports)", str(sp["drops"]), str(sn["drops"]))
+    st.add_row("CE marks (all ports)", str(sp.get("marks", 0)), str(sn.get("marks", 0)))
     st.add_row("simulated s", f"{sp['sim_end_s']:.3f}", f"{sn['sim_end_s']:.3f}")
     st.add_row("wall s (simulation loop)", f"{sp['wall_s']:.4f}", f"{sn['wall_s']:.4f}")
     ratio = cmp["wall_ratio_ns3_over_pinchpoint"]

@@ -66,9 +66,11 @@ def compare(path: str | Path, sim_s: float | None = None) -> dict:
     ports = []
     for name, n in ns3["ports"].items():
         p = pp_ports.get(name, {})
-        # Ports that dropped or queued (a mean of a packet or more) on either side.
-        if n["drops"] or p.get("drops", 0) or max(n.get("queue_pkts_mean", 0), _num(p.get("queue_pkts_mean")) or 0) >= 1:
+        # Ports that dropped, marked or queued (a mean of a packet or more) on either side.
+        if (n["drops"] or p.get("drops", 0) or n.get("marks", 0) or p.get("marks", 0)
+                or max(n.get("queue_pkts_mean", 0), _num(p.get("queue_pkts_mean")) or 0) >= 1):
             ports.append({"port": name, "ns3": n, "pinchpoint": {"drops": int(p.get("drops", 0)),
+                                                                 "marks": int(p.get("marks", 0)),
                                                                  "queue_pkts_mean": _num(p.get("queue_pkts_mean"))}})
     tcp = [f for f in flows if f["transport"] == "tcp"]
     ends = {"pinchpoint": float(res.meta["end_time_s"]), "ns3": float(ns3["sim_s"])}
@@ -78,6 +80,7 @@ def compare(path: str | Path, sim_s: float | None = None) -> dict:
         "aggregate_goodput_bps": sum(f[side]["delivered_bytes"] for f in flows) * 8.0 / ends[side],
         "jain_tcp": jain([f[side]["goodput_bps"] for f in tcp]),
         "drops": sum(p[side]["drops"] for p in ports),
+        "marks": sum(p[side].get("marks", 0) for p in ports),
         "wall_s": walls[side], "sim_end_s": ends[side]} for side in ("pinchpoint", "ns3")}
     return {"scenario": str(path), "flows": flows, "ports": ports, "summary": summary,
             "wall_ratio_ns3_over_pinchpoint": walls["ns3"] / walls["pinchpoint"] if walls["pinchpoint"] > 0 else None,

@@ -14,8 +14,10 @@ stop poller, Poisson source) are C++ compiled by cppyy. Only ``Simulator::Run`` 
   to the ACK of that byte, about half an RTT later). ``lost_pkts``: FlowMonitor's drops.
 * ``retx_pkts``: data segments sent by the socket (``Tx`` trace) that end at or below the highest
   sequence already sent. ``cwnd_bytes``: the ``CongestionWindow`` trace, sampled every ``sample_s``.
-* Ports: each device queue's ``GetTotalDroppedPackets``; ``queue_pkts_mean``/``max`` from
-  ``GetNPackets`` sampled every ``sample_s`` (a sampled, not time-weighted, mean). Port "a->b" is
+* Ports: each device queue's ``GetTotalDroppedPackets``, plus, on a port with an AQM queue disc,
+  the queue disc's ``nTotalDroppedPackets`` (``marks``: ``nTotalMarkedPackets``);
+  ``queue_pkts_mean``/``max`` from ``GetNPackets`` of the device queue and the queue disc together,
+  sampled every ``sample_s`` (a sampled, not time-weighted, mean). Port "a->b" is
   the device on a of the a-b link. ``packet_hops``: transmissions started on every device,
   ``TotalReceived - NPackets - DroppedAfterDequeue`` of its queue (every packet a
   PointToPointNetDevice sends passes through its queue).
@@ -79,6 +81,7 @@ struct FlowProbe { uint32_t cwnd = 0; uint64_t retx = 0; SequenceNumber32 high{0
                    std::vector<uint32_t> cwnd_samples; };
 std::vector<FlowProbe> flows;
 std::vector<Ptr<Queue<Packet>>> queues;
+std::vector<Ptr<QueueDisc>> qdiscs;                      // null where the port has none (drop-tail)
 std::vector<double> qsum;
 std::vector<uint32_t> qmax;
 uint64_t nsamples = 0;
@@ -101,10 +104,22 @@ size_t AddFlow(Ptr<Application> app, double start) {
     Simulator::Schedule(Seconds(start) + NanoSeconds(1), &Watch, flows.size() - 1, app);
     return flows.size() - 1;
 }
-void AddQueue(Ptr<Queue<Packet>> q) { queues.push_back(q); qsum.push_back(0); qmax.push_back(0); }
+void AddQueue(Ptr<Queue<Packet>> q, Ptr<QueueDisc> qd) {
+    queues.push_back(q); qdiscs.push_back(qd); qsum.push_back(0); qmax.push_back(0);
+}
+// What PointToPointHelper does with flow control on, for one device only: the device queue stops
+// its queue disc when full and wakes it when a packet leaves. The other device of the link keeps
+// pinchpoint's drop-tail mapping (no interface, no queue disc).
+void AttachQueueInterface(Ptr<PointToPointNetDevice> dev) {
+    Ptr<NetDeviceQueueInterface> ndqi = CreateObject<NetDeviceQueueInterface>();
+    ndqi->GetTxQueue(0)->ConnectQueueTraces(dev->GetQueue());
+    dev->AggregateObject(ndqi);
+}
+void SetQuantum(Ptr<QueueDisc> qd, uint32_t quantum) { DynamicCast<FqCoDelQueueDisc>(qd)->SetQuantum(quantum); }
 void Sample() {
     for (size_t i = 0; i < queues.size(); ++i) {
-        uint32_t n = queues[i]->GetNPackets();
+        // Waiting packets: the queue disc's and the device queue's (the one on the wire is in neither).
+        uint32_t n = queues[i]->GetNPackets() + (qdiscs[i] ? qdiscs[i]->GetNPackets() : 0);
         qsum[i] += n;
         qmax[i] = std::max(qmax[i], n);
     }
@@ -148,6 +163,21 @@ void AddPoisson(Ptr<Node> node, Ipv4Address dst, uint16_t port, uint32_t payload
 """
 
 
+def _install_qdisc(ns, g, dev, qd: dict):
+    """The plan's queue disc as the root of ``dev`` (with its attributes set before the simulator
+    initialises it: queue discs read them in CheckConfig/InitializeParams)."""
+    g.AttachQueueInterface(dev)
+    tch = ns.TrafficControlHelper()
+    tch.SetRootQueueDisc(qd["type"])
+    root = tch.Install(dev).Get(0)
+    for name, value in qd["attrs"].items():
+        if not root.SetAttributeFailSafe(name, ns.StringValue(value)):
+            raise RuntimeError(f"ns-3 rejected {qd['type']}::{name} = {value!r}")
+    if "quantum" in qd:
+        g.SetQuantum(root, int(qd["quantum"]))
+    return root
+
+
 def _simulate(plan: dict) -> dict:
     from ns import ns  # noqa: PLC0415  (slow import; only in the worker)
 
@@ -169,6 +199,7 @@ def _simulate(plan: dict) -> dict:
     addr = ns.Ipv4AddressHelper()
     addr.SetBase(ns.Ipv4Address("10.0.0.0"), ns.Ipv4Mask("255.255.255.252"))   # a /30 per link
     devices: dict[str, Any] = {}         # "a->b" -> PointToPointNetDevice on a
+    qdiscs: dict[str, Any] = {}          # "a->b" -> root queue disc of that device (AQM ports only)
     address_of: dict[str, Any] = {}      # node -> its first address
     keep = []
     for l in plan["links"]:
@@ -177,22 +208,27 @@ def _simulate(plan: dict) -> dict:
         h.SetChannelAttribute("Delay", ns.StringValue(f"{int(round(l['delay_s'] * 1e12))}ps"))
         h.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize", ns.StringValue(l["queue_ab"]))
         # No NetDeviceQueueInterface: no flow control and no default FqCoDel queue disc, so packets
-        # overflow in the device queue as in pinchpoint's output port.
+        # overflow in the device queue as in pinchpoint's output port. A device with an AQM gets the
+        # interface and its queue disc below (AttachQueueInterface).
         h.DisableFlowControl()
         devs = h.Install(node_of[l["a"]], node_of[l["b"]])
         keep.append(devs)
         dev_a, dev_b = (ns.DynamicCast[ns.PointToPointNetDevice](devs.Get(k)) for k in (0, 1))
         dev_b.SetAttribute("DataRate", ns.StringValue(f"{int(round(l['rate_ba_bps']))}bps"))
         dev_b.GetQueue().SetAttribute("MaxSize", ns.StringValue(l["queue_ba"]))
-        ifc = addr.Assign(devs)
+        for dev, d, port in ((dev_a, "ab", f"{l['a']}->{l['b']}"), (dev_b, "ba", f"{l['b']}->{l['a']}")):
+            if l.get(f"qdisc_{d}"):
+                qdiscs[port] = _install_qdisc(ns, g, dev, l[f"qdisc_{d}"])
+        ifc = addr.Assign(devs)             # after the queue discs: Assign would install ns-3's default
         addr.NewNetwork()
         address_of.setdefault(l["a"], ifc.GetAddress(0))
         address_of.setdefault(l["b"], ifc.GetAddress(1))
         devices[f"{l['a']}->{l['b']}"], devices[f"{l['b']}->{l['a']}"] = dev_a, dev_b
-    for dev in devices.values():
+    for port, dev in devices.items():
         tc = dev.GetNode().GetObject[ns.TrafficControlLayer]()
-        if tc and tc.GetRootQueueDiscOnDevice(dev):
-            raise RuntimeError("a queue disc is installed on a device")
+        root = tc.GetRootQueueDiscOnDevice(dev) if tc else None
+        if bool(root) != (port in qdiscs):
+            raise RuntimeError("a queue disc where the plan has none, or none where it has one")
     ns.Ipv4GlobalRoutingHelper.PopulateRoutingTables()
 
     sample_s = plan.get("sample_s")
@@ -237,8 +273,8 @@ def _simulate(plan: dict) -> dict:
         fmh = ns.FlowMonitorHelper()
         monitor = fmh.InstallAll()
     if sample_s:
-        for dev in devices.values():
-            g.AddQueue(dev.GetQueue())
+        for port, dev in devices.items():
+            g.AddQueue(dev.GetQueue(), qdiscs.get(port, ns.Ptr[ns.QueueDisc]()))
         g.StartSampling(float(sample_s))
     if plan.get("stop_when_done"):
         for f in plan["flows"]:
@@ -284,7 +320,18 @@ def _simulate(plan: dict) -> dict:
     for k, (name, dev) in enumerate(devices.items()):
         q = dev.GetQueue()
         hops += int(q.GetTotalReceivedPackets()) - int(q.GetNPackets()) - int(q.GetTotalDroppedPacketsAfterDequeue())
-        ports[name] = {"drops": int(q.GetTotalDroppedPackets())}
+        ports[name] = {"drops": int(q.GetTotalDroppedPackets()), "marks": 0}
+        if name in qdiscs:
+            st = qdiscs[name].GetStats()
+            ports[name]["drops"] += int(st.nTotalDroppedPackets)
+            ports[name]["marks"] = int(st.nTotalMarkedPackets)
+            # By the queue disc's reason strings ("Unforced drop", "Forced drop", ...), to tell early
+            # drops from overflow when the two simulators disagree.
+            reasons = {}
+            for m in (st.nDroppedPacketsBeforeEnqueue, st.nDroppedPacketsAfterDequeue, st.nMarkedPackets):
+                for kv in m:
+                    reasons[str(kv.first)] = reasons.get(str(kv.first), 0) + int(kv.second)
+            ports[name]["by_reason"] = reasons
         if sample_s:
             ports[name].update(queue_pkts_mean=float(g.qsum[k]) / n, queue_pkts_max=int(g.qmax[k]))
     # The sockets really run the configured controller and recovery (sockets exist once started).

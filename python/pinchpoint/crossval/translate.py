@@ -2,8 +2,8 @@
 
 :func:`translate` turns a resolved scenario (``tomllib.loads(pinchpoint.validate(path))``, or any
 dict in the scenario format) into a *plan*: plain JSON data that :mod:`.ns3_run` builds in ns-3
-3.44 (nodes, point-to-point links, applications) together with the ``Config::SetDefault``
-attributes that configure ns-3's TCP like pinchpoint's. Both ``pinchpoint crossval`` and
+3.44 (nodes, point-to-point links, AQM queue discs, applications) together with the
+``Config::SetDefault`` attributes that configure ns-3's TCP like pinchpoint's. Both ``pinchpoint crossval`` and
 ``pinchpoint bench --against ns3`` (the benchmark preset is an ordinary scenario) go through it.
 
 Only settings with a faithful ns-3 counterpart are translated; anything else raises
@@ -33,6 +33,31 @@ SINK_PORT_BASE = 5000
 #: (measured at N = 100, 10 s: 27.5 s wall and 5.4 GiB RSS against 5.8 s and 0.7 GiB at 64 KiB).
 APP_SEND_SIZE = 65536
 SOCKET_BUFFER_BYTES = 64 * 1024 * 1024
+
+#: The device queue under an AQM queue disc. ns-3's NetDeviceQueue stops the queue disc once the device
+#: queue could not take one more packet, so with 1p one packet waits in the device while another is
+#: on the wire; 0p would drop everything. pinchpoint's port has no NIC queue (docs/crossval.md).
+AQM_DEVICE_QUEUE = "1p"
+#: pinchpoint's default limits of the AQMs (docs/algorithms/*.md); ns-3's differ (RED 25p, CoDel
+#: 1500000B, PIE 25p), so they are always pinned.
+CODEL_DEFAULT_PKTS = 1000
+FQ_CODEL_DEFAULT_PKTS = 10240
+PIE_DEFAULT_PKTS = 1000
+RED_DEFAULT_TH_PKTS = (5.0, 15.0)
+QDISC_KINDS = {"red": "RedQueueDisc", "codel": "CoDelQueueDisc", "fq_codel": "FqCoDelQueueDisc",
+               "pie": "PieQueueDisc"}
+_LIMIT_KEYS = {"kind", "limit_pkts", "limit_bytes", "ecn"}
+#: Fields of each AQM table that translate (everything else is refused, naming the field).
+#: fq_codel's ``hash_seed`` is accepted: no ns-3 seed gives the same flow-to-queue assignment
+#: anyway, which the fq_codel caveat says.
+QDISC_KEYS = {
+    "red": _LIMIT_KEYS | {"min_th_pkts", "max_th_pkts", "min_th_bytes", "max_th_bytes", "min_th_fraction",
+                          "max_th_fraction", "w_q", "max_p", "gentle", "wait", "byte_mode", "mean_pkt_bytes"},
+    "codel": _LIMIT_KEYS | {"target", "interval", "mtu_bytes"},
+    "fq_codel": _LIMIT_KEYS | {"flows", "quantum_bytes", "target", "interval", "mtu_bytes", "hash_seed"},
+    "pie": _LIMIT_KEYS | {"target", "t_update", "max_burst", "alpha", "beta", "mark_threshold", "derandomize",
+                          "mean_pkt_bytes"},
+}
 
 #: cc -> (ns-3 congestion-control TypeId, {pinchpoint parameter: ns-3 attribute of that TypeId}).
 CONTROLLERS: dict[str, tuple[str, dict[str, str]]] = {
@@ -111,6 +136,10 @@ def parse_size(value: Any) -> int:
     return int(round(_quantity(value, "size")))
 
 
+def _bool(v: Any) -> str:
+    return "true" if v else "false"
+
+
 def _seconds(s: float) -> str:
     """An ns-3 Time string, exact to the picosecond."""
     return f"{int(round(s * 1e12))}ps"
@@ -129,18 +158,129 @@ class _Translator:
         if extra:
             raise self.no(f"{field}.{extra[0]}", "has no ns-3 counterpart in the cross-validation subset")
 
-    def queue(self, field: str, q: Any) -> str:
-        """ns-3 device queue MaxSize ("Np" / "NB") for one queue table (None: default)."""
-        if q is None:
-            return f"{DEFAULT_QUEUE_PKTS}p"
-        if not isinstance(q, dict) or q.get("kind", "droptail") != "droptail":
-            kind = q.get("kind") if isinstance(q, dict) else q
-            raise self.no(f"{field}.kind", f"only 'droptail' maps to an ns-3 device queue, got {kind!r}")
-        self.only(q, {"kind", "limit_pkts", "limit_bytes"}, field)
+    def limit(self, field: str, q: dict, default_pkts: int) -> str:
+        """ns-3 QueueSize ("Np" / "NB") of a queue table's limit (``default_pkts`` when unset)."""
         pk, by = q.get("limit_pkts"), q.get("limit_bytes")
         if pk is not None and by is not None:
-            raise self.no(field, "limit_pkts and limit_bytes together; an ns-3 DropTailQueue has one limit")
-        return f"{parse_size(by)}B" if by is not None else f"{int(pk) if pk is not None else DEFAULT_QUEUE_PKTS}p"
+            raise self.no(field, "limit_pkts and limit_bytes together; an ns-3 queue has one limit")
+        return f"{parse_size(by)}B" if by is not None else f"{int(pk) if pk is not None else default_pkts}p"
+
+    def queue(self, field: str, q: Any, rate_bps: float, delay_s: float) -> tuple[str, dict | None]:
+        """(ns-3 device queue MaxSize, queue disc or None) for one queue table (None: default).
+
+        Drop-tail stays what it always was: the device's DropTailQueue, no flow control, no queue
+        disc. An AQM becomes a traffic-control queue disc above a one-packet device queue with flow
+        control, so the packets wait in the queue disc, where pinchpoint's port keeps them too."""
+        if q is None:
+            return f"{DEFAULT_QUEUE_PKTS}p", None
+        if not isinstance(q, dict):
+            raise self.no(f"{field}.kind", f"expected a queue table, got {q!r}")
+        kind = q.get("kind", "droptail")
+        if kind == "droptail":
+            self.only(q, {"kind", "limit_pkts", "limit_bytes"}, field)
+            return self.limit(field, q, DEFAULT_QUEUE_PKTS), None
+        build = getattr(self, f"qdisc_{kind}", None)
+        if build is None:
+            raise self.no(f"{field}.kind", f"{kind!r} has no ns-3 counterpart here (expected one of droptail, "
+                          f"{', '.join(QDISC_KINDS)})")
+        self.only(q, QDISC_KEYS[kind], field)
+        qd = build(field, q, rate_bps, delay_s)
+        self.caveats.append(
+            f"{field}: ns-3 runs the {QDISC_KINDS[kind]} above a {AQM_DEVICE_QUEUE} device queue (flow control "
+            "on), so one packet can wait in the device below the AQM, which neither counts it nor times it; "
+            "pinchpoint's port has no such queue (the AQM holds every waiting packet)")
+        return AQM_DEVICE_QUEUE, qd
+
+    def ecn_flag(self, q: dict) -> str:
+        return "true" if q.get("ecn", False) else "false"
+
+    def qdisc_red(self, field: str, q: dict, rate_bps: float, delay_s: float) -> dict:
+        """ns-3's RedQueueDisc. It averages, counts and scales in bytes exactly when its MaxSize is
+        in bytes; pinchpoint averages bytes when the thresholds are in bytes and counts and scales
+        bytes when ``byte_mode`` is on, so only the two consistent combinations translate."""
+        size = self.limit(field, q, DEFAULT_QUEUE_PKTS)
+        limit = float(size[:-1])
+        in_bytes = size.endswith("B")
+        fields_pk = ("min_th_pkts", "max_th_pkts")
+        fields_by = ("min_th_bytes", "max_th_bytes")
+        fields_fr = ("min_th_fraction", "max_th_fraction")
+        given = [f for f in fields_pk + fields_by + fields_fr if q.get(f) is not None]
+        if any(f in fields_by for f in given):
+            th, th_bytes = (float(parse_size(q[f])) for f in fields_by), True
+        elif any(f in fields_fr for f in given):
+            # As pinchpoint: a fraction of limit_pkts if given, else of limit_bytes.
+            th, th_bytes = (float(q[f]) * limit for f in fields_fr), in_bytes
+        else:
+            th, th_bytes = (float(q.get(f, d)) for f, d in zip(fields_pk, RED_DEFAULT_TH_PKTS)), False
+        min_th, max_th = th
+        if th_bytes != in_bytes:
+            raise self.no(f"{field}.{'limit_bytes' if in_bytes else 'limit_pkts'}",
+                          "ns-3's RedQueueDisc measures its average in the unit of its limit; give the thresholds "
+                          "and the limit in the same unit (both packets or both bytes)")
+        if bool(q.get("byte_mode", False)) != in_bytes:
+            raise self.no(f"{field}.byte_mode", "ns-3's RedQueueDisc counts and scales by bytes exactly when its "
+                          "limit is in bytes; set byte_mode = true with byte thresholds and limit, false with "
+                          "packet ones")
+        self.caveats.append(f"{field}: ns-3's RedQueueDisc keeps its count after forced and overflow drops "
+                            "(pinchpoint and ns-2 restart it); its idle time starts when the queue disc is found "
+                            "empty, pinchpoint's when the last packet has left the wire")
+        return {"type": "ns3::RedQueueDisc", "attrs": {
+            "MaxSize": size, "MinTh": repr(min_th), "MaxTh": repr(max_th),
+            "QW": repr(float(q.get("w_q", 0.002))), "LInterm": repr(1.0 / float(q.get("max_p", 0.1))),
+            "Gentle": _bool(q.get("gentle", True)), "Wait": _bool(q.get("wait", True)),
+            "MeanPktSize": str(int(q.get("mean_pkt_bytes", 500))),
+            # The idle-time correction counts packets the link could have sent: ns-3 reads the rate from
+            # LinkBandwidth, not from the device. LinkDelay only feeds ARED's automatic settings.
+            "LinkBandwidth": f"{int(round(rate_bps))}bps", "LinkDelay": _seconds(delay_s),
+            "UseEcn": self.ecn_flag(q), "UseHardDrop": "true",
+            "ARED": "false", "AdaptMaxP": "false", "FengAdaptive": "false", "NLRED": "false",
+            "Ns1Compat": "false"}}
+
+    def codel_times(self, q: dict) -> dict:
+        return {"Target": _seconds(parse_time(q.get("target", 0.005))),
+                "Interval": _seconds(parse_time(q.get("interval", 0.1)))}
+
+    def qdisc_codel(self, field: str, q: dict, rate_bps: float, delay_s: float) -> dict:
+        if q.get("ecn"):
+            self.caveats.append(f"{field}.ecn: in the dropping state ns-3's CoDelQueueDisc schedules the mark after "
+                                "a mark from now, pinchpoint (as Linux) from the previous due time")
+        return {"type": "ns3::CoDelQueueDisc", "attrs": {
+            "MaxSize": self.limit(field, q, CODEL_DEFAULT_PKTS), **self.codel_times(q),
+            "MinBytes": str(int(q.get("mtu_bytes", 1500))), "UseEcn": self.ecn_flag(q), "UseL4s": "false"}}
+
+    def qdisc_fq_codel(self, field: str, q: dict, rate_bps: float, delay_s: float) -> dict:
+        if q.get("limit_bytes") is not None:
+            raise self.no(f"{field}.limit_bytes", "ns-3's FqCoDelQueueDisc takes a limit in packets only")
+        self.caveats.append(
+            f"{field}: ns-3's FqCoDelQueueDisc hashes the 5-tuple (Perturbation 0), pinchpoint the flow id "
+            "(hash_seed), so flows may share a queue on one side only; each ns-3 flow queue's CoDel tests "
+            "MinBytes against its own backlog, pinchpoint's against the whole queue's (as Linux)")
+        # The per-flow CoDel children take MinBytes from the attribute default (FqCoDel sets only
+        # Target, Interval, MaxSize, UseEcn on them), hence the ns3_defaults entry.
+        return {"type": "ns3::FqCoDelQueueDisc", "quantum": int(q.get("quantum_bytes", 1514)),
+                "ns3_defaults": {"ns3::CoDelQueueDisc::MinBytes": str(int(q.get("mtu_bytes", 1500)))},
+                "attrs": {"MaxSize": self.limit(field, q, FQ_CODEL_DEFAULT_PKTS), **self.codel_times(q),
+                          "Flows": str(int(q.get("flows", 1024))), "DropBatchSize": "1", "Perturbation": "0",
+                          "UseEcn": self.ecn_flag(q), "EnableSetAssociativeHash": "false", "UseL4s": "false"}}
+
+    def qdisc_pie(self, field: str, q: dict, rate_bps: float, delay_s: float) -> dict:
+        size = self.limit(field, q, PIE_DEFAULT_PKTS)
+        self.caveats.append(
+            f"{field}: ns-3's PieQueueDisc grants the burst allowance from its own burst state machine "
+            "(once, then again after 1.5 s quiet), pinchpoint refills it whenever p = 0 and both delays are "
+            "below target/2 (RFC 8033 s4.4); ns-3 never drops early with at most 2 "
+            + ("x MeanPktSize bytes queued and scales p by size / MeanPktSize (byte limit)"
+               if size.endswith("B") else "packets queued (pinchpoint: 2 x mean_pkt_bytes)"))
+        attrs = {"MaxSize": size, "QueueDelayReference": _seconds(parse_time(q.get("target", 0.015))),
+                 "Tupdate": _seconds(parse_time(q.get("t_update", 0.015))),
+                 "MaxBurstAllowance": _seconds(parse_time(q.get("max_burst", 0.15))),
+                 "A": repr(float(q.get("alpha", 0.125))), "B": repr(float(q.get("beta", 1.25))),
+                 "UseEcn": self.ecn_flag(q), "MarkEcnThreshold": repr(float(q.get("mark_threshold", 0.1))),
+                 "UseDerandomization": _bool(q.get("derandomize", False)),
+                 "MeanPktSize": str(int(q.get("mean_pkt_bytes", 1500))),
+                 # Timestamps, as pinchpoint (RFC 8033 s4.3); the s5.5 cap; always active (no s5.3 switch).
+                 "UseDequeueRateEstimator": "false", "UseCapDropAdjustment": "true", "UseL4s": "false"}
+        return {"type": "ns3::PieQueueDisc", "attrs": attrs}
 
     def link(self, i: int, l: dict) -> dict:
         fld = f"links[{i}]"
@@ -152,10 +292,12 @@ class _Translator:
         self.only(l, _LINK_KEYS, fld)
         q = {d: l.get(f"queue_{d}", l.get("queue")) for d in ("ab", "ba")}
         names = {d: f"{fld}.queue_{d}" if f"queue_{d}" in l else f"{fld}.queue" for d in ("ab", "ba")}
-        rate = parse_rate(l["rate"])
-        return {"a": l["a"], "b": l["b"], "rate_bps": rate, "delay_s": parse_time(l["delay"]),
-                "rate_ba_bps": parse_rate(l["rate_ba"]) if l.get("rate_ba") is not None else rate,
-                "queue_ab": self.queue(names["ab"], q["ab"]), "queue_ba": self.queue(names["ba"], q["ba"])}
+        rate, delay = parse_rate(l["rate"]), parse_time(l["delay"])
+        rate_ba = parse_rate(l["rate_ba"]) if l.get("rate_ba") is not None else rate
+        out = {"a": l["a"], "b": l["b"], "rate_bps": rate, "delay_s": delay, "rate_ba_bps": rate_ba}
+        for d, r in (("ab", rate), ("ba", rate_ba)):
+            out[f"queue_{d}"], out[f"qdisc_{d}"] = self.queue(names[d], q[d], r, delay)
+        return out
 
     def controller(self, fld: str, cc: Any) -> tuple[str, dict]:
         params = dict(cc) if isinstance(cc, dict) else {"kind": cc}
@@ -187,7 +329,7 @@ class _Translator:
         """``Config::SetDefault`` attributes for one flow's ``tcp`` table (plus the controller's)."""
         self.only(t, _TCP_KEYS, f"{fld}.tcp")
         for key, why in (("receiver", "receiver window policies are not supported (only the default: advertise "
-                          "max_window)"), ("ecn", "ECN is not supported"), ("handshake", "ns-3 always opens with a "
+                          "max_window)"), ("handshake", "ns-3 always opens with a "
                           "SYN exchange; the subset runs pinchpoint without one (data at the start time)"),
                          ("ect_on_syn", "needs handshake and ecn")):
             if t.get(key):
@@ -224,6 +366,10 @@ class _Translator:
             "ns3::TcpSocket::RcvBufSize": str(parse_size(t["max_window"]) if t.get("max_window") is not None
                                               else SOCKET_BUFFER_BYTES),
             "ns3::TcpSocketState::EnablePacing": "true" if pacing else "false",
+            # RFC 3168 ECN (TcpSocketState's ClassicEcn mode, the only one NewReno/CUBIC use),
+            # negotiated on ns-3's SYN exchange; pinchpoint's subset has no handshake and starts
+            # ECN-capable.
+            "ns3::TcpSocketBase::UseEcn": "On" if t.get("ecn", False) else "Off",
         }
 
     def flow(self, i: int, f: dict, names: set) -> dict:
@@ -297,6 +443,13 @@ class _Translator:
                               "side sets TCP attributes for every socket at once (Config::SetDefault)")
         if tcp:
             defaults.update(tcp[0][1]["ns3_defaults"])
+        for i, l in enumerate(links):
+            for d in ("ab", "ba"):
+                qd = l[f"qdisc_{d}"]
+                for k, v in (qd or {}).pop("ns3_defaults", {}).items():
+                    if defaults.setdefault(k, v) != v:
+                        raise self.no(f"links[{i}].queue", f"needs {k} = {v}, another queue {defaults[k]} (one "
+                                      "attribute default for every queue of that type)")
         for _, f in tcp:
             del f["ns3_defaults"]
         stop = bool(sim.get("stop_when_done", True)) and any(f.get("max_bytes", 0) > 0 for f in flows)
