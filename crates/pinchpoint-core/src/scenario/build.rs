@@ -290,6 +290,7 @@ pub(crate) fn build_tcp(settings: &FlowSettings, name: &(impl AsRef<str> + ?Size
             initial_rto_ps: t.initial_rto.0,
             max_rto_ps: t.max_rto.0,
             ecn: t.ecn,
+            ect_on_retransmissions: matches!(settings.cc, Some(CcConfig::Dctcp(_))),
             limited_transmit: true,
             priority: settings.priority,
             sack: t.sack_enabled(),

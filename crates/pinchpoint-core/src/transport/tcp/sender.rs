@@ -31,6 +31,10 @@ pub struct SenderSettings {
     pub initial_rto_ps: SimTime,
     /// Mark data ECT and react to ECN echoes.
     pub ecn: bool,
+    /// Retransmitted segments are ECT too. RFC 3168 s6.1.5 forbids it for classic ECN (Linux's
+    /// `tcp_ecn_send` and ns-3 send them Not-ECT); Linux keeps ECT on every segment for a
+    /// controller that needs ECN (`tcp_ca_needs_ecn`: DCTCP), as does ns-3's `DctcpEcn` mode.
+    pub ect_on_retransmissions: bool,
     /// Priority written on data packets.
     pub priority: u8,
     /// Read the receiver's SACK blocks (RFC 2018): the scoreboard used by SACK recovery and
@@ -619,7 +623,9 @@ impl TcpSender {
             size_bytes: len + self.s.header_bytes,
             payload_bytes: len,
             sent_at: ctx.now,
-            ecn: if self.s.ecn { Ecn::Ect } else { Ecn::NotEct },
+            // RFC 3168 s6.1.5: a retransmission is Not-ECT (unless DCTCP), so a router that would
+            // mark it drops it instead.
+            ecn: if self.s.ecn && (f & flags::RETX == 0 || self.s.ect_on_retransmissions) { Ecn::Ect } else { Ecn::NotEct },
             flags: f,
             priority: self.s.priority,
             ..Default::default()

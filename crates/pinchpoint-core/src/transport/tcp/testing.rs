@@ -24,6 +24,7 @@ pub(crate) fn settings(recovery: Recovery, prr: bool) -> SenderSettings {
         initial_rto_ps: PS_PER_S,
         max_rto_ps: 60 * PS_PER_S,
         ecn: false,
+        ect_on_retransmissions: false,
         limited_transmit: true,
         priority: 0,
         sack: recovery == Recovery::Sack,
