@@ -144,6 +144,8 @@ REFUSED = [
     ("link loss", lambda s: s["links"][1].update(loss={"kind": "bernoulli", "p": 0.01}), "links[1].loss"),
     ("arrivals", lambda s: s.update(arrivals=[{"name": "a"}]), "arrivals"),
     ("handshake", lambda s: s["flows"][0].update(tcp={"handshake": True}), "flows[0].tcp.handshake"),
+    ("slow start after idle", lambda s: s["flows"][0].update(tcp={"slow_start_after_idle": True}),
+     "flows[0].tcp.slow_start_after_idle"),
     ("unknown flow field", lambda s: s["flows"][0].update(shaper_x=1), "flows[0].shaper_x"),
     ("mixed cc", lambda s: s["flows"].append({"name": "g", "src": "a", "dst": "b", "cc": "cubic"}), "flows[2].cc"),
     ("mixed cubic beta", lambda s: s["flows"][0].update(cc="cubic") or s["flows"].append(

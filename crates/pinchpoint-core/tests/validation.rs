@@ -78,6 +78,33 @@ fn settings_without_an_effect_in_the_scenario_are_refused_and_accepted_where_the
     edit(&[("limit_pkts = 50", "limit_pkts = 50, flows = 2, hash_seed = 7"), ("kind = \"droptail\"", "kind = \"fq_codel\"")]).unwrap();
 }
 
+/// `tcp.slow_start_after_idle` acts only where the sender can send again after an idle period
+/// and the controller's window is restarted (the file workload of the base scenario is the
+/// bad-input table's case).
+#[test]
+fn slow_start_after_idle_is_refused_where_no_sender_can_restart_and_accepted_where_one_can() {
+    let edit = build_edited_base;
+    let ssai = ("mss = 1000,", "mss = 1000, slow_start_after_idle = true,");
+    let on_off = ("workload = { kind = \"file\", size = \"200KB\" }", "workload = { kind = \"on_off\", rate = \"1Mbps\", packet_size = 1000, on = \"100ms\", off = \"500ms\" }");
+    let bulk = ("workload = { kind = \"file\", size = \"200KB\" }", "workload = { kind = \"bulk\" }");
+    edit(&[ssai, on_off]).unwrap();
+    edit(&[ssai, on_off, ("cc = \"newreno\"", "cc = \"cubic\"")]).unwrap();
+    let refused = |pairs: &[(&str, &str)], says: &str| {
+        let e = edit(pairs).unwrap_err();
+        assert_eq!((e.path.as_str(), e.message.contains(says)), ("flows[0].tcp.slow_start_after_idle", true), "{e}");
+    };
+    refused(&[ssai, bulk], "bulk workload");
+    refused(&[ssai, on_off, ("cc = \"newreno\"", "cc = \"bbr\"")], "cc = \"bbr\"");
+    refused(&[ssai, on_off, ("cc = \"newreno\"", "cc = \"none\"")], "cc = \"none\"");
+    // Each transfer of an arrival process is a file on a connection of its own.
+    let arrivals = (
+        "bucket = \"3000B\" }",
+        "bucket = \"3000B\" }\n[[arrivals]]\nname = \"c\"\nsrc = \"a\"\ndst = \"b\"\ntcp = { slow_start_after_idle = true }\nprocess = { kind = \"flash_crowd\", count = 20, rate_per_s = 100.0, at = \"1s\", spacing = \"poisson\", size = { kind = \"fixed\", pkts = 10 } }",
+    );
+    let e = edit(&[arrivals]).unwrap_err();
+    assert_eq!((e.path.as_str(), e.message.contains("file workload")), ("arrivals[0].tcp.slow_start_after_idle", true), "{e}");
+}
+
 /// ECN needs both sides: a flow that negotiates ECN needs a port on its path that marks CE, and
 /// a queue's ecn needs an ECN-capable flow through it (the base's decbit hook marks ECT packets
 /// on both ports of r-b; the tcp flow goes a -> r -> b).

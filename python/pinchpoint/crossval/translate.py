@@ -102,7 +102,8 @@ _FLOW_KEYS = {"name", "src", "dst", "transport", "start", "workload", "cc", "tcp
               "start_jitter", "group"}
 _TCP_KEYS = {"mss", "header_bytes", "ack_bytes", "init_cwnd_pkts", "min_rto", "initial_rto", "max_rto",
              "delayed_ack", "delayed_ack_timeout", "max_window", "receiver", "ecn", "dupack_threshold", "sack",
-             "packets_per_segment", "recovery", "prr", "pacing", "handshake", "ect_on_syn", "syn_retries"}
+             "packets_per_segment", "recovery", "prr", "pacing", "handshake", "ect_on_syn", "syn_retries",
+             "slow_start_after_idle"}
 
 
 class CrossvalUnsupported(ValueError):
@@ -331,7 +332,9 @@ class _Translator:
         for key, why in (("receiver", "receiver window policies are not supported (only the default: advertise "
                           "max_window)"), ("handshake", "ns-3 always opens with a "
                           "SYN exchange; the subset runs pinchpoint without one (data at the start time)"),
-                         ("ect_on_syn", "needs handshake and ecn")):
+                         ("ect_on_syn", "needs handshake and ecn"),
+                         ("slow_start_after_idle", "ns-3's TcpSocketBase has no window restart after idle (RFC 5681 "
+                          "s4.1, Linux tcp_cwnd_restart): it keeps the window an idle flow had")):
             if t.get(key):
                 raise self.no(f"{fld}.tcp.{key}", why)
         if t.get("syn_retries") is not None:

@@ -297,6 +297,7 @@ pub(crate) fn build_tcp(settings: &FlowSettings, name: &(impl AsRef<str> + ?Size
             recovery: t.recovery_in_use(),
             prr: t.prr_enabled(),
             pacing: t.pacing,
+            slow_start_after_idle: t.slow_start_after_idle,
         },
         cc,
         total_bytes,

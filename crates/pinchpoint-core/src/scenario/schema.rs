@@ -438,6 +438,13 @@ pub struct TcpConfig {
     /// default 6: the last SYN at 63 s, failure at 127 s with a 1 s initial RTO). Needs `handshake`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub syn_retries: Option<u32>,
+    /// Restart the window after idle (Linux's sysctl `tcp_slow_start_after_idle`; RFC 5681 s4.1,
+    /// RFC 2861): when data is sent with nothing in flight more than an RTO after the last data
+    /// segment, ssthresh becomes at least 3/4 cwnd and cwnd is halved once per RTO of idle time,
+    /// but not below min(initial window, cwnd). Default off, as ns-3 (Linux's default is on).
+    /// Refused where no sender can go idle (bulk and file workloads) and with `cc` "bbr" or "none".
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub slow_start_after_idle: bool,
 }
 
 impl Default for TcpConfig {
@@ -464,6 +471,7 @@ impl Default for TcpConfig {
             handshake: false,
             ect_on_syn: false,
             syn_retries: None,
+            slow_start_after_idle: false,
         }
     }
 }

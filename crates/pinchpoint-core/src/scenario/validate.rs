@@ -13,6 +13,7 @@ use crate::queue::QueueConfig;
 use crate::registry::FieldError;
 use crate::sim::units::Rate;
 use crate::sim::PS_PER_S;
+use crate::transport::tcp::cc::CcConfig;
 use std::collections::HashMap;
 use std::fmt;
 
@@ -240,6 +241,37 @@ struct FlowCheck<'a> {
     eca_load: bool,
 }
 
+/// `tcp.slow_start_after_idle` restarts the window when the sender sends again after more than
+/// an RTO with nothing in flight. It is refused where that can never happen or never acts:
+/// - a bulk workload always has data waiting, so something is always in flight until the end;
+/// - a file workload offers everything at the start: once all is acknowledged the flow is
+///   complete and never sends again (each transfer of `[[arrivals]]` is such a flow, on its own
+///   connection);
+/// - cc = "bbr": Linux skips the restart for a controller that sets the window itself
+///   (`cong_control`; `tcp_slow_start_after_idle_check`);
+/// - cc = "none": there is no congestion window to restart.
+///
+/// The message workloads (cbr, poisson, on_off, square_wave) are accepted: whether their gaps
+/// ever exceed the RTO with everything acknowledged depends on the run.
+fn check_slow_start_after_idle(f: &FlowConfig, p: &str) -> Result<(), Problem> {
+    let field = format!("{p}.tcp.slow_start_after_idle");
+    let pausing = "expected a workload that pauses (cbr, poisson, on_off, square_wave), or no slow_start_after_idle";
+    match &f.workload {
+        WorkloadConfig::Bulk => {
+            return err(field, format!("has no effect with a bulk workload: the sender always has data in flight and never sends after an idle period; {pausing}"));
+        }
+        WorkloadConfig::File(_) => {
+            return err(field, format!("has no effect with a file workload: all of it is offered at the start and the flow completes when it is acknowledged, so it never sends after an idle period; {pausing}"));
+        }
+        _ => {}
+    }
+    match &f.settings.cc {
+        Some(CcConfig::Bbr(_)) => err(field, "has no effect with cc = \"bbr\": Linux skips the window restart for a controller that sets the window itself (cong_control)"),
+        Some(CcConfig::NoCc(_)) => err(field, "has no effect with cc = \"none\": there is no congestion window to restart"),
+        _ => Ok(()),
+    }
+}
+
 /// Checks one flow's settings; `p` is where it sits (`flows[3]`, or `arrivals[0]` for the flow
 /// settings of an arrival process).
 fn check_flow(sc: &Scenario, ctx: &FlowCheck, f: &FlowConfig, p: &str) -> Result<(), Problem> {
@@ -295,6 +327,9 @@ fn check_flow(sc: &Scenario, ctx: &FlowCheck, f: &FlowConfig, p: &str) -> Result
         if let Some(cc) = &f.settings.cc {
             let facts = crate::transport::tcp::cc::TcpFacts { ecn: f.settings.tcp.ecn, mss: f.settings.tcp.mss };
             cc.validate(&facts).or_else(|e| err(format!("{p}.{}", e.field), e.message))?;
+        }
+        if f.settings.tcp.slow_start_after_idle {
+            check_slow_start_after_idle(f, p)?;
         }
     }
     if let (TransportKind::Udp | TransportKind::Tfrc | TransportKind::Trump, Some(field)) = (f.settings.transport, f.settings.tcp.handshake_settings_written()) {

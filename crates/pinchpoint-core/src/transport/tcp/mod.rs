@@ -10,6 +10,7 @@
 
 pub mod cc;
 pub mod handshake;
+pub mod idle_restart;
 pub mod receiver;
 pub mod recipe;
 pub mod sack;

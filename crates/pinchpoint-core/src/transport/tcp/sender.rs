@@ -1,7 +1,7 @@
 //! The sending end: segmentation, the retransmission timer, loss detection and recovery.
 //! The window itself comes from the congestion controller.
 
-use super::cc::{AckSample, AnyCc, CongestionControl, RateSample};
+use super::cc::{AckSample, AnyCc, CongestionControl, IdleRestart, RateSample};
 use super::sack::Scoreboard;
 use super::Recovery;
 use crate::metrics::stats::u63_to_f64;
@@ -49,6 +49,9 @@ pub struct SenderSettings {
     pub prr: bool,
     /// RFC 3042 limited transmit on the first duplicate acknowledgements.
     pub limited_transmit: bool,
+    /// Restart the window after idle (RFC 5681 s4.1 as Linux's `tcp_slow_start_after_idle`,
+    /// see `idle_restart.rs`).
+    pub slow_start_after_idle: bool,
 }
 
 /// Segments a paced sender may send back to back before pacing starts, as the initial quantum
@@ -311,12 +314,21 @@ pub struct TcpSender {
     // Pacing.
     /// Earliest time the next paced segment may leave.
     next_send_ps: SimTime,
+    /// When data was last sent (Linux's `lsndtime`): set when the flow starts (Linux: when the
+    /// connection is established) and, with `slow_start_after_idle` only, at every data segment
+    /// (so that senders without it write nothing more per segment).
+    last_data_sent_ps: SimTime,
+    /// The initial window, bytes (Linux `tcp_init_cwnd`): the controller's window when the
+    /// sender is built. An idle restart goes no lower than min(this, cwnd). Kept here, in the
+    /// cold end, rather than in the settings, whose size would move the lines a timeout reads.
+    init_cwnd_bytes: u64,
 }
 
 impl TcpSender {
     /// A sender that will offer `total_bytes` (u64::MAX: unbounded).
     pub fn new(s: SenderSettings, cc: AnyCc, total_bytes: u64) -> Self {
         let rate_wanted = cc.wants_rate_samples();
+        let init_cwnd_bytes = cc.cwnd_bytes();
         TcpSender {
             rate_wanted,
             recover_after_rto: false,
@@ -350,6 +362,8 @@ impl TcpSender {
             rate: None,
             next_send_ps: 0,
             pacing_burst_left: PACING_INITIAL_BURST_PKTS as u8,
+            last_data_sent_ps: 0,
+            init_cwnd_bytes,
         }
     }
 
@@ -561,6 +575,9 @@ impl TcpSender {
     /// The workload starts.
     pub fn start(&mut self, ctx: &mut TransportCtx) {
         self.started = true;
+        // Linux tcp_init_transfer: lsndtime = now, so a connection that waits for its first data
+        // measures its idle time from here (the restart then finds cwnd = IW and changes nothing).
+        self.last_data_sent_ps = ctx.now;
         if self.rate_wanted {
             self.rate = Some(Box::default());
         }
@@ -650,6 +667,10 @@ impl TcpSender {
                 off += l;
             }
         }
+        if self.s.slow_start_after_idle {
+            // Linux tcp_event_data_sent: lsndtime, at every data segment (retransmissions too).
+            self.last_data_sent_ps = ctx.now;
+        }
         // RFC 6298 s5.1: start the timer when data is sent and it is not running.
         if !self.rto_armed {
             self.arm_rto(ctx);
@@ -670,6 +691,9 @@ impl TcpSender {
     /// the call's register saves and restores.
     #[inline(always)]
     fn try_send_inline(&mut self, ctx: &mut TransportCtx) {
+        if self.s.slow_start_after_idle && self.snd_max == self.snd_una && self.snd_nxt < self.offered_bytes {
+            self.restart_window_if_idle(ctx.now);
+        }
         // Draft s3.4: check before sending too, so that what is sent now (retransmissions)
         // carries the mark when the application has nothing more.
         self.check_app_limited();
@@ -713,6 +737,26 @@ impl TcpSender {
             }
         }
         self.check_app_limited();
+    }
+
+    /// RFC 5681 s4.1 / Linux tcp_cwnd_restart: data is about to be sent with nothing in flight
+    /// (Linux's `packets_out == 0`); if no data was sent for more than the current RTO, the
+    /// window restarts (`idle_restart.rs`). Linux up to 4.x checked this at transmission
+    /// (`tcp_event_data_sent`), later kernels when the application writes
+    /// (`tcp_slow_start_after_idle_check`); here data goes out when it is written unless the
+    /// receiver window or pacing holds it, so the two agree. The clock restarts with the
+    /// restart: data held back by the receiver window cannot cut the window twice for one idle
+    /// period.
+    #[cold]
+    #[inline(never)]
+    fn restart_window_if_idle(&mut self, now: SimTime) {
+        let idle_ps = now.saturating_sub(self.last_data_sent_ps);
+        if !super::idle_restart::is_idle(idle_ps, self.rto) {
+            return;
+        }
+        let w = super::idle_restart::restart_window(self.cc.cwnd_bytes(), self.cc.ssthresh_bytes(), self.init_cwnd_bytes, idle_ps, self.rto);
+        self.cc.on_idle_restart(&IdleRestart { now, idle_ps, cwnd_bytes: w.cwnd_bytes, ssthresh_bytes: w.ssthresh_bytes, snd_nxt: self.snd_nxt });
+        self.last_data_sent_ps = now;
     }
 
     /// RFC 6675 s5 step (C): while cwnd - pipe >= 1 SMSS, send NextSeg(): first the lowest

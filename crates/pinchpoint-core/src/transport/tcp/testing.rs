@@ -31,6 +31,7 @@ pub(crate) fn settings(recovery: Recovery, prr: bool) -> SenderSettings {
         recovery,
         prr,
         pacing: false,
+        slow_start_after_idle: false,
     }
 }
 

@@ -610,3 +610,102 @@ fn go_back_n_after_a_timeout_skips_sacked_ranges_and_cuts_segments_at_their_edge
         .collect();
     assert_eq!(take(&mut e), resent);
 }
+
+// ------------------------------------------------------------------------------------------
+// Window restart after idle (tcp.slow_start_after_idle: RFC 5681 s4.1, Linux tcp_cwnd_restart)
+// ------------------------------------------------------------------------------------------
+
+/// A NewReno sender (initial window 2 segments, no limited transmit) brought to a window of 12
+/// segments with ssthresh 8 segments and nothing in flight, every RTT sample 10 ms (so the RTO
+/// is the 200 ms floor). Returns the engine end, the sender and when it last sent data.
+fn sender_gone_idle(slow_start_after_idle: bool) -> (Harness, super::sender::TcpSender, SimTime) {
+    const RTT: SimTime = 10 * PS_PER_MS;
+    let mut e = end();
+    let st = SenderSettings { limited_transmit: false, slow_start_after_idle, ..settings(Recovery::NewReno, false) };
+    let mut s = sender(st, 2, u64::MAX);
+    let mut offered = 30 * M;
+    e.now = RTT;
+    e.call(|c| { s.offer(offered, c); s.start(c) });
+    let mut last_sent = e.now;
+    let ack = |e: &mut Harness, s: &mut super::sender::TcpSender, a: u64, last_sent: &mut SimTime| {
+        e.now += PS_PER_MS;
+        let now = e.now;
+        e.call(|c| s.on_ack(&ack_pkt(a, &[], now - RTT), c));
+        if !take(e).is_empty() {
+            *last_sent = e.now;
+        }
+    };
+    // Slow start to 16 segments (14 acks of one segment each), 16 in flight.
+    for k in 1..=14 {
+        ack(&mut e, &mut s, k * M, &mut last_sent);
+    }
+    assert_eq!((s.cwnd_bytes(), s.in_flight()), (16 * M, 16 * M));
+    // Three duplicates: ssthresh = FlightSize / 2 = 8 segments; the full ack ends recovery.
+    for _ in 0..3 {
+        ack(&mut e, &mut s, 14 * M, &mut last_sent);
+    }
+    ack(&mut e, &mut s, 30 * M, &mut last_sent);
+    assert_eq!((s.cwnd_bytes(), s.cc().ssthresh_bytes()), (8 * M, 8 * M));
+    // Congestion avoidance to 12 segments (8 + 9 + 10 + 11 acknowledged segments), the
+    // application offering just enough, then everything acknowledged.
+    offered += 38 * M;
+    e.call(|c| s.offer(offered, c));
+    if !take(&mut e).is_empty() {
+        last_sent = e.now;
+    }
+    let mut una = 30 * M;
+    while una < s.snd_max() {
+        una += M;
+        ack(&mut e, &mut s, una, &mut last_sent);
+    }
+    assert_eq!(s.snd_max(), offered);
+    assert_eq!((s.cwnd_bytes(), s.cc().ssthresh_bytes(), s.in_flight()), (12 * M, 8 * M, 0));
+    assert_eq!(s.rto_ps(), 200 * PS_PER_MS);
+    (e, s, last_sent)
+}
+
+/// After `idle` since the last data segment, the application offers 20 more segments: the
+/// window, ssthresh and the number of segments sent at once.
+fn offer_after_idle(slow_start_after_idle: bool, idle: SimTime) -> (u64, u64, usize) {
+    let (mut e, mut s, last_sent) = sender_gone_idle(slow_start_after_idle);
+    e.now = last_sent + idle;
+    let more = s.snd_max() + 20 * M;
+    e.call(|c| s.offer(more, c));
+    (s.cwnd_bytes(), s.cc().ssthresh_bytes(), take(&mut e).len())
+}
+
+#[test]
+fn a_sender_idle_for_more_than_an_rto_halves_its_window_per_rto_down_to_the_initial_window() {
+    // Linux tcp_cwnd_restart by hand, cwnd 12 segments, ssthresh 8, IW 2, RTO 200 ms:
+    // idle <= RTO: nothing changes. Otherwise ssthresh = max(8, 12/2 + 12/4 = 9) = 9 segments,
+    // RW = min(2, 12) = 2, and cwnd halves while (idle -= RTO) > 0 and cwnd > RW:
+    // 1.5 RTO -> 6 segments, 2.5 RTO -> 3, 3.5 RTO -> 1.5, floored at RW = 2.
+    let rto = 200 * PS_PER_MS;
+    let at = |k_halves: u64| offer_after_idle(true, k_halves * rto / 2);
+    assert_eq!(at(1), (12 * M, 8 * M, 12), "0.5 RTO: no restart, the whole window goes at once");
+    assert_eq!(at(3), (6 * M, 9 * M, 6), "1.5 RTO");
+    assert_eq!(at(5), (3 * M, 9 * M, 3), "2.5 RTO");
+    assert_eq!(at(7), (2 * M, 9 * M, 2), "3.5 RTO: the restart window, min(IW, cwnd)");
+}
+
+#[test]
+fn without_the_setting_the_window_survives_idle_periods_unchanged() {
+    for k_halves in [1, 3, 5, 7] {
+        assert_eq!(offer_after_idle(false, k_halves * 100 * PS_PER_MS), (12 * M, 8 * M, 12), "{k_halves} half RTOs");
+    }
+}
+
+#[test]
+fn a_sender_with_data_in_flight_is_not_idle_however_long_ago_it_sent() {
+    // One segment goes out and is not acknowledged; 3.5 RTOs later (the timer is not run here)
+    // the application offers more: packets_out > 0, so no restart (Linux alike).
+    let (mut e, mut s, last_sent) = sender_gone_idle(true);
+    let one = s.snd_max() + M;
+    e.now = last_sent + PS_PER_MS;
+    e.call(|c| s.offer(one, c));
+    assert_eq!(take(&mut e).len(), 1);
+    e.now += 700 * PS_PER_MS;
+    let more = one + 20 * M;
+    e.call(|c| s.offer(more, c));
+    assert_eq!((s.cwnd_bytes(), s.cc().ssthresh_bytes(), take(&mut e).len()), (12 * M, 8 * M, 11));
+}

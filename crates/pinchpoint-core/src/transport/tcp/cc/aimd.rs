@@ -199,6 +199,17 @@ impl<T: FractionalControl> CongestionControl for T {
         let d = self.decreased(mss);
         self.window_mut().restart(d, mss);
     }
+    /// The window takes the restart's values (neither controller is in Linux; nothing else
+    /// depends on the old window). A value the restart left as it was keeps its fraction.
+    fn on_idle_restart(&mut self, r: &super::IdleRestart) {
+        let w = self.window_mut();
+        if r.cwnd_bytes != w.cwnd as u64 {
+            w.cwnd = r.cwnd_bytes as f64;
+        }
+        if r.ssthresh_bytes != w.ssthresh as u64 {
+            w.ssthresh = r.ssthresh_bytes as f64;
+        }
+    }
 }
 
 /// AIMD(a, b).

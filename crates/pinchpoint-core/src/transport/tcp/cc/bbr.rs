@@ -573,6 +573,9 @@ impl CongestionControl for BbrModel {
     /// BBR v1 does not respond to ECN (Linux enters CWR, but `cong_control` sets the window).
     fn on_ecn(&mut self, _in_flight_bytes: u64, _mss: u32, _now: SimTime) {}
 
+    /// Never called (see [`Bbr`]'s).
+    fn on_idle_restart(&mut self, _r: &super::IdleRestart) {}
+
     fn pacing_rate_bps(&self) -> Option<f64> {
         Some(self.pacing_rate_bps)
     }
@@ -641,6 +644,10 @@ impl CongestionControl for Bbr {
     fn sets_recovery_window(&self) -> bool {
         true
     }
+    /// Never called: Linux skips the window restart for a controller with its own
+    /// `cong_control` (`tcp_slow_start_after_idle_check`), as BBR is, and validation refuses
+    /// `tcp.slow_start_after_idle` with cc = "bbr".
+    fn on_idle_restart(&mut self, _r: &super::IdleRestart) {}
     fn set_rng(&mut self, rng: SimRng) {
         self.0.set_rng(rng)
     }

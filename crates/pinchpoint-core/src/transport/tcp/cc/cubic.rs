@@ -348,6 +348,21 @@ impl CongestionControl for Cubic {
         self.reduce(in_flight, mss);
         self.cwnd = self.ssthresh as f64;
     }
+    /// Linux's CUBIC ignores CA_EVENT_CWND_RESTART, but on CA_EVENT_TX_START (the first send
+    /// with nothing in flight, which the restart's send is) it moves the epoch start later by
+    /// the idle time, at most to now, so that the cubic curve resumes where it stopped instead
+    /// of having advanced through the idle period (`cubictcp_cwnd_event`; RFC 9438 s5.8 asks
+    /// for the same in application-limited periods). Here that shift comes with the restart
+    /// only: without `tcp.slow_start_after_idle` the epoch is not moved (docs/algorithms/tcp.md).
+    fn on_idle_restart(&mut self, r: &super::IdleRestart) {
+        if r.cwnd_bytes != self.cwnd as u64 {
+            self.cwnd = r.cwnd_bytes as f64;
+        }
+        self.ssthresh = r.ssthresh_bytes;
+        if self.t_epoch != NO_EPOCH {
+            self.t_epoch = self.t_epoch.saturating_add(r.idle_ps).min(r.now);
+        }
+    }
     fn on_timeout(&mut self, in_flight: u64, mss: u32, _now: SimTime) {
         // RFC 9438 s4.8: ssthresh as on loss, cwnd as Reno after a timeout (one segment).
         self.reduce(in_flight, mss);
@@ -393,6 +408,22 @@ mod tests {
         let expect = 70_000.0 + (target - 70.0) / 70.0 * 1000.0;
         assert!((c.cwnd - expect).abs() < 1e-6, "cwnd {} expected {expect}", c.cwnd);
         assert_eq!(c.cwnd_bytes(), 70_029);
+    }
+
+    #[test]
+    fn an_idle_restart_takes_the_window_and_moves_the_epoch_by_the_idle_time_up_to_now() {
+        let mut c = cubic(CubicConfig { reno_friendly: false, ..no_hystart() }, 100);
+        c.on_loss(100_000, MSS, 0);
+        c.on_ack(&ack(10 * MS, MSS as u64, 100 * MS)); // the epoch starts at 10 ms
+        let k = c.k_s;
+        let r = |now, idle_ps| super::super::IdleRestart { now, idle_ps, cwnd_bytes: 35_000, ssthresh_bytes: 70_000, snd_nxt: 0 };
+        // Sent last at 500 ms, idle 1 s: the epoch moves from 10 ms to 1.01 s (Linux
+        // cubictcp_cwnd_event on CA_EVENT_TX_START); K and W_max stay.
+        c.on_idle_restart(&r(1500 * MS, 1000 * MS));
+        assert_eq!((c.cwnd_bytes(), c.ssthresh_bytes(), c.t_epoch, c.k_s), (35_000, 70_000, 1010 * MS, k));
+        // A shift past now stops at now.
+        c.on_idle_restart(&r(2000 * MS, 5000 * MS));
+        assert_eq!(c.t_epoch, 2000 * MS);
     }
 
     #[test]

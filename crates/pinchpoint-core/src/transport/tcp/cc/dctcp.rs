@@ -108,6 +108,11 @@ impl CongestionControl for Dctcp {
     fn on_timeout(&mut self, in_flight: u64, mss: u32, _now: SimTime) {
         self.w.collapse(in_flight, mss);
     }
+    /// Linux's `dctcp_cwnd_event` reacts only to CE changes and losses: alpha and the
+    /// observation window carry over the idle period.
+    fn on_idle_restart(&mut self, r: &super::IdleRestart) {
+        self.w.restart_after_idle(r);
+    }
 }
 
 #[cfg(test)]

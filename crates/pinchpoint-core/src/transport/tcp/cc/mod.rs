@@ -137,6 +137,22 @@ pub struct RateSample {
     pub in_recovery: bool,
 }
 
+/// The sender restarts its window after an idle period (`tcp.slow_start_after_idle`, RFC 5681
+/// s4.1 as Linux's `tcp_cwnd_restart`; the rule is in `tcp/idle_restart.rs`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct IdleRestart {
+    /// Time of the restart: the first data segment after the idle period is about to be sent.
+    pub now: SimTime,
+    /// Time since the last data segment was sent, ps (more than the RTO).
+    pub idle_ps: SimTime,
+    /// The window to take, bytes.
+    pub cwnd_bytes: u64,
+    /// The slow-start threshold to take, bytes.
+    pub ssthresh_bytes: u64,
+    /// Next byte to send (Linux's `snd_nxt`): where a controller's new round begins.
+    pub snd_nxt: u64,
+}
+
 /// A window-based congestion controller. Hooks have no-op defaults where that is meaningful.
 pub trait CongestionControl {
     /// Congestion window, bytes.
@@ -155,6 +171,13 @@ pub trait CongestionControl {
     }
     /// Loss recovery ended (everything outstanding at the loss is acknowledged).
     fn on_recovery_exit(&mut self, _now: SimTime) {}
+    /// The sender restarts the window after an idle period: take `r.cwnd_bytes` and
+    /// `r.ssthresh_bytes` (Linux sets `snd_cwnd` and `snd_ssthresh` itself), and reset what the
+    /// controller tied to the old window or to time, as its Linux counterpart does on
+    /// `CA_EVENT_CWND_RESTART` (and, for the restart's send, `CA_EVENT_TX_START`). No default: each
+    /// controller says what an idle restart means to it. Called only with
+    /// `tcp.slow_start_after_idle`, which validation refuses for "bbr" and "none".
+    fn on_idle_restart(&mut self, r: &IdleRestart);
     /// A pacing rate, for rate-aware controllers; none means the sender's default (Linux's
     /// 2x or 1.2x cwnd/srtt when `tcp.pacing` is on, else line rate). A controller that gives
     /// one is always paced, whatever `tcp.pacing` says (Linux: such a controller sets
@@ -200,6 +223,7 @@ macro_rules! cc_dispatch {
             #[inline] fn on_timeout(&mut self, f: u64, m: u32, n: SimTime) { match self { $( $Any::$variant(c) => c.on_timeout(f, m, n), )* } }
             #[inline] fn on_ecn(&mut self, f: u64, m: u32, n: SimTime) { match self { $( $Any::$variant(c) => c.on_ecn(f, m, n), )* } }
             #[inline] fn on_recovery_exit(&mut self, n: SimTime) { match self { $( $Any::$variant(c) => c.on_recovery_exit(n), )* } }
+            fn on_idle_restart(&mut self, r: &IdleRestart) { match self { $( $Any::$variant(c) => c.on_idle_restart(r), )* } }
             #[inline] fn on_rate_sample(&mut self, rs: &RateSample) { match self { $( $Any::$variant(c) => c.on_rate_sample(rs), )* } }
             #[inline] fn pacing_rate_bps(&self) -> Option<f64> { match self { $( $Any::$variant(c) => c.pacing_rate_bps(), )* } }
             fn wants_rate_samples(&self) -> bool { match self { $( $Any::$variant(c) => c.wants_rate_samples(), )* } }
@@ -257,6 +281,7 @@ impl<T: CongestionControl> CongestionControl for Boxed<T> {
     #[inline] fn on_timeout(&mut self, f: u64, m: u32, n: SimTime) { self.0.on_timeout(f, m, n) }
     #[inline] fn on_ecn(&mut self, f: u64, m: u32, n: SimTime) { self.0.on_ecn(f, m, n) }
     #[inline] fn on_recovery_exit(&mut self, n: SimTime) { self.0.on_recovery_exit(n) }
+    fn on_idle_restart(&mut self, r: &IdleRestart) { self.0.on_idle_restart(r) }
     #[inline] fn pacing_rate_bps(&self) -> Option<f64> { self.0.pacing_rate_bps() }
     #[inline] fn on_rate_sample(&mut self, rs: &RateSample) { self.0.on_rate_sample(rs) }
     fn wants_rate_samples(&self) -> bool { self.0.wants_rate_samples() }

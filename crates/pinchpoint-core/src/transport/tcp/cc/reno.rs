@@ -80,6 +80,13 @@ impl RenoWindow {
         self.acked_in_ca = 0;
     }
 
+    /// Takes the window of an idle restart. The count towards the next congestion-avoidance
+    /// increase is kept, as Linux's `tcp_cwnd_restart` keeps `snd_cwnd_cnt`.
+    pub fn restart_after_idle(&mut self, r: &super::IdleRestart) {
+        self.cwnd = r.cwnd_bytes;
+        self.ssthresh = r.ssthresh_bytes;
+    }
+
     /// RFC 5681 eq. 4: ssthresh = max(FlightSize / 2, 2 * SMSS); fast recovery starts at ssthresh.
     pub fn halve(&mut self, in_flight: u64, mss: u32) {
         let s = (in_flight / 2).max(2 * mss as u64);
@@ -124,6 +131,10 @@ impl CongestionControl for Reno {
     }
     fn on_timeout(&mut self, in_flight: u64, mss: u32, _now: SimTime) {
         self.w.collapse(in_flight, mss);
+    }
+    /// Linux's Reno has no `cwnd_event`: the window is all there is.
+    fn on_idle_restart(&mut self, r: &super::IdleRestart) {
+        self.w.restart_after_idle(r);
     }
 }
 

@@ -91,6 +91,10 @@ impl CongestionControl for Scalable {
         let s = self.ssthresh_after_loss(mss);
         self.w.reduce(s, mss as u64);
     }
+    /// Linux's `tcp_scalable` has no `cwnd_event`: the window is all there is.
+    fn on_idle_restart(&mut self, r: &super::IdleRestart) {
+        self.w.restart_after_idle(r);
+    }
 }
 
 #[cfg(test)]

@@ -137,6 +137,17 @@ impl CongestionControl for Vegas {
             self.w.grow(ack.bytes_acked, ack.mss);
         }
     }
+    /// Linux's `tcp_vegas_cwnd_event` answers CA_EVENT_CWND_RESTART (and TX_START) with
+    /// `tcp_vegas_init`: BaseRTT is forgotten (the path may have changed while idle) and a new
+    /// round starts at snd_nxt with no RTT samples (`vegas_enable`).
+    fn on_idle_restart(&mut self, r: &super::IdleRestart) {
+        self.w.restart_after_idle(r);
+        self.base_rtt_ps = SimTime::MAX;
+        self.round_rtt_sum_ps = 0;
+        self.round_rtt_count = 0;
+        self.window_end = r.snd_nxt;
+        self.grow_this_round = true;
+    }
     fn on_loss(&mut self, in_flight: u64, mss: u32, _now: SimTime) {
         self.w.halve(in_flight, mss);
     }
@@ -165,6 +176,15 @@ mod tests {
         v.round_rtt_count = 0;
         let end = v.window_end;
         v.on_ack(&AckSample { bytes_acked: 1000, rtt_ps: Some(rtt_ms * MS), snd_una: end, snd_max: end + 10_000, mss: 1000, ..Default::default() });
+    }
+
+    #[test]
+    fn an_idle_restart_forgets_base_rtt_and_starts_a_round_at_snd_nxt() {
+        // Linux tcp_vegas_cwnd_event(CA_EVENT_CWND_RESTART) -> tcp_vegas_init.
+        let mut v = in_avoidance();
+        end_round(&mut v, 120);
+        v.on_idle_restart(&super::super::IdleRestart { now: 0, idle_ps: 0, cwnd_bytes: 5000, ssthresh_bytes: 10_000, snd_nxt: 77_000 });
+        assert_eq!((v.w.cwnd, v.w.ssthresh, v.base_rtt_ps, v.window_end, v.round_rtt_count), (5000, 10_000, SimTime::MAX, 77_000, 0));
     }
 
     #[test]
