@@ -14,7 +14,7 @@ use crate::sim::{rng, Event, EventQueue, SimTime};
 use crate::transport::credit::{AnyReceiverPolicy, ReceiverConfig, ReceiverInit, ReceiverPolicy};
 use crate::transport::tcp::cc::{AnyCc, CcConfig, CcInit};
 use crate::transport::tcp::receiver::{ReceiverSettings, TcpReceiver};
-use crate::transport::tcp::sender::{SenderSettings, TcpSender};
+use crate::transport::tcp::sender::{EcnMode, SenderSettings, TcpSender};
 use crate::transport::tcp::handshake::{Handshake, HandshakeSettings, DEFAULT_SYN_RETRIES};
 use crate::transport::tcp::recipe::{PendingTcp, TcpRecipe};
 use crate::transport::tcp::TcpConnection;
@@ -289,8 +289,11 @@ pub(crate) fn build_tcp(settings: &FlowSettings, name: &(impl AsRef<str> + ?Size
             min_rto_ps: t.min_rto.0,
             initial_rto_ps: t.initial_rto.0,
             max_rto_ps: t.max_rto.0,
-            ecn: t.ecn,
-            ect_on_retransmissions: matches!(settings.cc, Some(CcConfig::Dctcp(_))),
+            ecn: match (t.ecn, &settings.cc) {
+                (false, _) => EcnMode::Off,
+                (true, Some(CcConfig::Dctcp(_))) => EcnMode::EctAlways,
+                (true, _) => EcnMode::Rfc3168,
+            },
             limited_transmit: true,
             priority: settings.priority,
             sack: t.sack_enabled(),

@@ -29,12 +29,8 @@ pub struct SenderSettings {
     pub min_rto_ps: SimTime,
     /// RTO before the first sample, ps.
     pub initial_rto_ps: SimTime,
-    /// Mark data ECT and react to ECN echoes.
-    pub ecn: bool,
-    /// Retransmitted segments are ECT too. RFC 3168 s6.1.5 forbids it for classic ECN (Linux's
-    /// `tcp_ecn_send` and ns-3 send them Not-ECT); Linux keeps ECT on every segment for a
-    /// controller that needs ECN (`tcp_ca_needs_ecn`: DCTCP), as does ns-3's `DctcpEcn` mode.
-    pub ect_on_retransmissions: bool,
+    /// ECN: off, or which data segments are ECT (the sender reacts to ECN echoes unless off).
+    pub ecn: EcnMode,
     /// Priority written on data packets.
     pub priority: u8,
     /// Read the receiver's SACK blocks (RFC 2018): the scoreboard used by SACK recovery and
@@ -52,6 +48,26 @@ pub struct SenderSettings {
     /// Restart the window after idle (RFC 5681 s4.1 as Linux's `tcp_slow_start_after_idle`,
     /// see `idle_restart.rs`).
     pub slow_start_after_idle: bool,
+}
+
+/// Which data segments an ECN sender marks ECT (one byte: the settings fill their cache line).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EcnMode {
+    /// No ECN: every segment Not-ECT, echoes ignored.
+    Off,
+    /// RFC 3168: new data ECT, retransmissions Not-ECT (s6.1.5; Linux's `tcp_ecn_send`, ns-3).
+    Rfc3168,
+    /// Every data segment ECT, retransmissions too: Linux for a controller that needs ECN
+    /// (`tcp_ca_needs_ecn`: DCTCP), ns-3's `DctcpEcn` mode.
+    EctAlways,
+}
+
+impl EcnMode {
+    /// Is ECN negotiated at all?
+    #[inline]
+    pub fn on(self) -> bool {
+        self != EcnMode::Off
+    }
 }
 
 /// Segments a paced sender may send back to back before pacing starts, as the initial quantum
@@ -642,7 +658,11 @@ impl TcpSender {
             sent_at: ctx.now,
             // RFC 3168 s6.1.5: a retransmission is Not-ECT (unless DCTCP), so a router that would
             // mark it drops it instead.
-            ecn: if self.s.ecn && (f & flags::RETX == 0 || self.s.ect_on_retransmissions) { Ecn::Ect } else { Ecn::NotEct },
+            ecn: match self.s.ecn {
+                EcnMode::Rfc3168 if f & flags::RETX == 0 => Ecn::Ect,
+                EcnMode::EctAlways => Ecn::Ect,
+                _ => Ecn::NotEct,
+            },
             flags: f,
             priority: self.s.priority,
             ..Default::default()
@@ -901,10 +921,10 @@ impl TcpSender {
                     }
                 }
             } else {
-                let ece = self.s.ecn && pkt.flags & flags::ECE != 0;
+                let ece = self.s.ecn.on() && pkt.flags & flags::ECE != 0;
                 self.cc.on_ack(&AckSample { now: ctx.now, bytes_acked: acked, rtt_ps: Some(rtt), srtt_ps: self.srtt, in_flight_bytes: in_flight_before, mss: self.s.mss, snd_una: self.snd_una, snd_max: self.snd_max, ece });
             }
-            if self.s.ecn && pkt.flags & flags::ECE != 0 {
+            if self.s.ecn.on() && pkt.flags & flags::ECE != 0 {
                 self.on_ece(ctx);
             }
             if self.snd_una >= self.total_bytes {

@@ -267,9 +267,10 @@ fn an_ecn_sender_sends_retransmissions_not_ect_unless_its_controller_needs_ecn()
     // RFC 3168 s6.1.5: new data is ECT, a retransmission is not (Linux tcp_ecn_send, ns-3);
     // DCTCP keeps ECT on every segment (Linux tcp_ca_needs_ecn).
     use crate::net::packet::Ecn;
-    for ect_on_retransmissions in [false, true] {
+    use super::sender::EcnMode;
+    for mode in [EcnMode::Rfc3168, EcnMode::EctAlways] {
         let mut e = end();
-        let s_settings = SenderSettings { ecn: true, ect_on_retransmissions, limited_transmit: false, ..settings(Recovery::NewReno, false) };
+        let s_settings = SenderSettings { ecn: mode, limited_transmit: false, ..settings(Recovery::NewReno, false) };
         let mut s = sender(s_settings, 10, u64::MAX);
         e.call(|c| { s.offer(u64::MAX, c); s.start(c) });
         let first: Vec<Packet> = e.out.drain(..).map(|(p, _)| p).collect();
@@ -280,8 +281,8 @@ fn an_ecn_sender_sends_retransmissions_not_ect_unless_its_controller_needs_ecn()
         }
         let retx: Vec<Packet> = e.out.drain(..).map(|(p, _)| p).collect();
         assert_eq!(retx.iter().map(|p| (p.seq, p.flags & flags::RETX != 0)).collect::<Vec<_>>(), vec![(0, true)]);
-        let want = if ect_on_retransmissions { Ecn::Ect } else { Ecn::NotEct };
-        assert_eq!(retx[0].ecn, want, "ect_on_retransmissions = {ect_on_retransmissions}");
+        let want = if mode == EcnMode::EctAlways { Ecn::Ect } else { Ecn::NotEct };
+        assert_eq!(retx[0].ecn, want, "{mode:?}");
         // New data sent as the recovery ends is ECT again.
         e.call(|c| s.on_ack(&ack_pkt(10 * M, &[], 0), c));
         let after: Vec<Packet> = e.out.drain(..).map(|(p, _)| p).collect();

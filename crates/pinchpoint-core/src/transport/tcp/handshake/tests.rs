@@ -16,7 +16,7 @@ const RTT: SimTime = 2 * ONE_WAY;
 /// A NewReno connection without SACK carrying `segments` segments; `ect_on_syn` also turns
 /// ECN on at both ends.
 fn connection(segments: u64, syn_retries: u32, ect_on_syn: bool) -> TcpConnection {
-    let sender = sender(SenderSettings { ecn: ect_on_syn, ..settings(Recovery::NewReno, false) }, 10, segments * MSS as u64);
+    let sender = sender(SenderSettings { ecn: if ect_on_syn { crate::transport::tcp::sender::EcnMode::Rfc3168 } else { crate::transport::tcp::sender::EcnMode::Off }, ..settings(Recovery::NewReno, false) }, 10, segments * MSS as u64);
     let receiver = receiver_with(ReceiverSettings { ecn: ect_on_syn, ..receiver_settings(false, false) });
     let hs = HandshakeSettings { syn_bytes: 40, ect_on_syn, initial_rto_ps: PS_PER_S, max_rto_ps: 60 * PS_PER_S, syn_retries, priority: 0 };
     TcpConnection { sender, receiver, handshake: Some(Box::new(Handshake::new(hs))) }
