@@ -33,7 +33,9 @@ pub use scenario::{build::build, Scenario, ScenarioError};
 ///   flows' `ce_pkts` and the packet trace's `ce` also count the IP ECN codepoint CE.
 /// - 4: an ECN TCP sender sends retransmissions Not-ECT (RFC 3168 s6.1.5, Linux, ns-3; DCTCP
 ///   keeps ECT on them as Linux does), so a marking queue drops a retransmission it would have
-///   marked. Found by the ns-3 cross-check of RED with ECN (docs/crossval.md).
+///   marked. Found by the ns-3 cross-check of RED with ECN (docs/crossval.md). CUBIC moves its
+///   epoch start by the idle time when data leaves with nothing in flight (RFC 9438 s5.8, Linux
+///   `CA_EVENT_TX_START`), so an application pause no longer advances its curve.
 pub const MODEL_REVISION: u32 = 4;
 pub use simulation::{Results, Simulation};
 

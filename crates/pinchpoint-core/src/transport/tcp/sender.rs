@@ -331,8 +331,9 @@ pub struct TcpSender {
     /// Earliest time the next paced segment may leave.
     next_send_ps: SimTime,
     /// When data was last sent (Linux's `lsndtime`): set when the flow starts (Linux: when the
-    /// connection is established) and, with `slow_start_after_idle` only, at every data segment
-    /// (so that senders without it write nothing more per segment).
+    /// connection is established) and, with `slow_start_after_idle` or a controller that wants
+    /// `on_tx_start` (CUBIC) only, at every data segment (so that other senders write nothing
+    /// more per segment).
     last_data_sent_ps: SimTime,
     /// The initial window, bytes (Linux `tcp_init_cwnd`): the controller's window when the
     /// sender is built. An idle restart goes no lower than min(this, cwnd). Kept here, in the
@@ -687,14 +688,26 @@ impl TcpSender {
                 off += l;
             }
         }
-        if self.s.slow_start_after_idle {
-            // Linux tcp_event_data_sent: lsndtime, at every data segment (retransmissions too).
-            self.last_data_sent_ps = ctx.now;
+        if self.s.slow_start_after_idle || self.cc.wants_tx_start() {
+            self.note_data_sent(ctx.now);
         }
         // RFC 6298 s5.1: start the timer when data is sent and it is not running.
         if !self.rto_armed {
             self.arm_rto(ctx);
         }
+    }
+
+    /// Linux `tcp_event_data_sent`, for a data segment (retransmissions too) leaving now: one
+    /// that leaves with nothing in flight is CA_EVENT_TX_START for the controller; then
+    /// `lsndtime`. Called before the caller moves `snd_max` past a new segment, so nothing was
+    /// in flight if `snd_una` equals it.
+    #[cold]
+    #[inline(never)]
+    fn note_data_sent(&mut self, now: SimTime) {
+        if self.snd_una == self.snd_max && self.cc.wants_tx_start() {
+            self.cc.on_tx_start(now, now.saturating_sub(self.last_data_sent_ps));
+        }
+        self.last_data_sent_ps = now;
     }
 
     fn arm_rto(&mut self, ctx: &mut TransportCtx) {

@@ -290,6 +290,56 @@ fn an_ecn_sender_sends_retransmissions_not_ect_unless_its_controller_needs_ecn()
     }
 }
 
+#[test]
+fn a_cubic_sender_resumes_its_curve_after_an_application_pause() {
+    // RFC 9438 s5.8 / Linux CA_EVENT_TX_START: the epoch moves by the time nothing was in
+    // flight, so an ack after a 20 s pause grows the window as one 20 s earlier would have. A
+    // curve left running through the pause would be far past W_max at that ack.
+    use super::cc::{AnyCc, CcConfig, CcInit};
+    let cubic = || AnyCc::build(&CcConfig::Cubic(super::cc::cubic::CubicConfig { hystart: super::cc::cubic::HyStartSetting::Enabled(false), ..Default::default() }), CcInit { mss: MSS, init_cwnd_pkts: 10 });
+    let run = |pause: bool| {
+        let mut e = end();
+        let mut s = super::sender::TcpSender::new(settings(Recovery::NewReno, false), cubic(), u64::MAX);
+        e.call(|c| { s.offer(20 * M, c); s.start(c) });
+        let mut una = 0;
+        // A loss sets W_max and ssthresh; recovery ends at the full ack of the first 10.
+        for _ in 0..3 {
+            e.call(|c| s.on_ack(&ack_pkt(0, &[], 0), c));
+        }
+        e.now += 50 * PS_PER_MS;
+        e.call(|c| s.on_ack(&ack_pkt(10 * M, &[], 0), c));
+        una += 10 * M;
+        let offered = 40 * M;
+        e.call(|c| s.offer(offered, c));
+        // Acknowledge everything outstanding, one segment per ms, in congestion avoidance.
+        let ack_all = |e: &mut Harness, s: &mut super::sender::TcpSender, una: &mut u64| {
+            while *una < s.snd_max() {
+                e.now += PS_PER_MS;
+                *una += M;
+                let a = *una;
+                e.call(|c| s.on_ack(&ack_pkt(a, &[], 0), c));
+            }
+        };
+        ack_all(&mut e, &mut s, &mut una);
+        assert_eq!(s.snd_max(), offered);
+        let before = s.cwnd_bytes();
+        if pause {
+            e.now += 20 * PS_PER_S;
+        }
+        e.call(|c| s.offer(offered + 200 * M, c));
+        e.now += PS_PER_MS;
+        una += M;
+        let a = una;
+        e.call(|c| s.on_ack(&ack_pkt(a, &[], 0), c));
+        (before, s.cwnd_bytes())
+    };
+    let (before_busy, after_busy) = run(false);
+    let (before_idle, after_idle) = run(true);
+    assert_eq!(before_busy, before_idle);
+    assert_eq!(after_busy, after_idle, "the pause moved the curve: {after_busy} without it, {after_idle} after it");
+    assert!(after_idle - before_idle < M, "one ack grew the window by {} bytes", after_idle - before_idle);
+}
+
 // ------------------------------------------------------------------------------------------
 // PRR (RFC 6937)
 // ------------------------------------------------------------------------------------------

@@ -241,6 +241,13 @@ impl Cubic {
         3.0 * (1.0 - beta) / (1.0 + beta)
     }
 
+    /// Moves the epoch start `idle_ps` later, at most to `now` (Linux `cubictcp_cwnd_event`).
+    fn shift_epoch(&mut self, now: SimTime, idle_ps: SimTime) {
+        if self.t_epoch != NO_EPOCH && idle_ps > 0 {
+            self.t_epoch = self.t_epoch.saturating_add(idle_ps).min(now);
+        }
+    }
+
     /// RFC 9438 eq. 1, segments.
     fn w_cubic(&self, t_s: f64) -> f64 {
         let d = t_s - self.k_s; // d³ as two products: `powi` leaves its rounding steps unspecified
@@ -348,20 +355,25 @@ impl CongestionControl for Cubic {
         self.reduce(in_flight, mss);
         self.cwnd = self.ssthresh as f64;
     }
-    /// Linux's CUBIC ignores CA_EVENT_CWND_RESTART, but on CA_EVENT_TX_START (the first send
-    /// with nothing in flight, which the restart's send is) it moves the epoch start later by
-    /// the idle time, at most to now, so that the cubic curve resumes where it stopped instead
-    /// of having advanced through the idle period (`cubictcp_cwnd_event`; RFC 9438 s5.8 asks
-    /// for the same in application-limited periods). Here that shift comes with the restart
-    /// only: without `tcp.slow_start_after_idle` the epoch is not moved (docs/algorithms/tcp.md).
+    /// Linux's CUBIC ignores CA_EVENT_CWND_RESTART and takes the restarted window as it is. The
+    /// epoch shift Linux makes at the restart's first send (CA_EVENT_TX_START, below) is made
+    /// here, because the restart resets the sender's idle clock.
     fn on_idle_restart(&mut self, r: &super::IdleRestart) {
         if r.cwnd_bytes != self.cwnd as u64 {
             self.cwnd = r.cwnd_bytes as f64;
         }
         self.ssthresh = r.ssthresh_bytes;
-        if self.t_epoch != NO_EPOCH {
-            self.t_epoch = self.t_epoch.saturating_add(r.idle_ps).min(r.now);
-        }
+        self.shift_epoch(r.now, r.idle_ps);
+    }
+    /// RFC 9438 s5.8 and Linux (`cubictcp_cwnd_event`, CA_EVENT_TX_START): after a period with
+    /// nothing in flight the epoch start moves later by the idle time, at most to now, so the
+    /// cubic curve resumes where it stopped instead of having advanced through the idle period
+    /// (which would let the window jump towards W_max or past it at the first ack).
+    fn on_tx_start(&mut self, now: SimTime, idle_ps: SimTime) {
+        self.shift_epoch(now, idle_ps);
+    }
+    fn wants_tx_start(&self) -> bool {
+        true
     }
     fn on_timeout(&mut self, in_flight: u64, mss: u32, _now: SimTime) {
         // RFC 9438 s4.8: ssthresh as on loss, cwnd as Reno after a timeout (one segment).
@@ -423,6 +435,23 @@ mod tests {
         assert_eq!((c.cwnd_bytes(), c.ssthresh_bytes(), c.t_epoch, c.k_s), (35_000, 70_000, 1010 * MS, k));
         // A shift past now stops at now.
         c.on_idle_restart(&r(2000 * MS, 5000 * MS));
+        assert_eq!(c.t_epoch, 2000 * MS);
+    }
+
+    #[test]
+    fn a_send_after_idle_moves_the_epoch_by_the_idle_time_and_leaves_the_window() {
+        let mut c = cubic(CubicConfig { reno_friendly: false, ..no_hystart() }, 100);
+        assert!(c.wants_tx_start());
+        c.on_tx_start(5 * MS, 5 * MS); // no epoch yet: nothing to move
+        assert_eq!(c.t_epoch, NO_EPOCH);
+        c.on_loss(100_000, MSS, 0);
+        c.on_ack(&ack(10 * MS, MSS as u64, 100 * MS)); // the epoch starts at 10 ms
+        let (w, k) = (c.cwnd_bytes(), c.k_s);
+        c.on_tx_start(1500 * MS, 1000 * MS); // last sent at 500 ms
+        assert_eq!((c.t_epoch, c.cwnd_bytes(), c.k_s), (1010 * MS, w, k));
+        c.on_tx_start(1600 * MS, 0); // sent back to back: nothing moves
+        assert_eq!(c.t_epoch, 1010 * MS);
+        c.on_tx_start(2000 * MS, 5000 * MS); // at most to now
         assert_eq!(c.t_epoch, 2000 * MS);
     }
 

@@ -178,6 +178,15 @@ pub trait CongestionControl {
     /// controller says what an idle restart means to it. Called only with
     /// `tcp.slow_start_after_idle`, which validation refuses for "bbr" and "none".
     fn on_idle_restart(&mut self, r: &IdleRestart);
+    /// A data segment is about to leave with nothing in flight, `idle_ps` after the last one
+    /// (Linux's `CA_EVENT_TX_START` from `tcp_event_data_sent`, idle time `now - lsndtime`).
+    /// Called only when [`Self::wants_tx_start`] says so. Default: nothing.
+    fn on_tx_start(&mut self, _now: SimTime, _idle_ps: SimTime) {}
+    /// True if the controller uses [`Self::on_tx_start`]; only then does the sender note the
+    /// time of every data segment. Default: false.
+    fn wants_tx_start(&self) -> bool {
+        false
+    }
     /// A pacing rate, for rate-aware controllers; none means the sender's default (Linux's
     /// 2x or 1.2x cwnd/srtt when `tcp.pacing` is on, else line rate). A controller that gives
     /// one is always paced, whatever `tcp.pacing` says (Linux: such a controller sets
@@ -224,6 +233,8 @@ macro_rules! cc_dispatch {
             #[inline] fn on_ecn(&mut self, f: u64, m: u32, n: SimTime) { match self { $( $Any::$variant(c) => c.on_ecn(f, m, n), )* } }
             #[inline] fn on_recovery_exit(&mut self, n: SimTime) { match self { $( $Any::$variant(c) => c.on_recovery_exit(n), )* } }
             fn on_idle_restart(&mut self, r: &IdleRestart) { match self { $( $Any::$variant(c) => c.on_idle_restart(r), )* } }
+            fn on_tx_start(&mut self, n: SimTime, i: SimTime) { match self { $( $Any::$variant(c) => c.on_tx_start(n, i), )* } }
+            #[inline] fn wants_tx_start(&self) -> bool { match self { $( $Any::$variant(c) => c.wants_tx_start(), )* } }
             #[inline] fn on_rate_sample(&mut self, rs: &RateSample) { match self { $( $Any::$variant(c) => c.on_rate_sample(rs), )* } }
             #[inline] fn pacing_rate_bps(&self) -> Option<f64> { match self { $( $Any::$variant(c) => c.pacing_rate_bps(), )* } }
             fn wants_rate_samples(&self) -> bool { match self { $( $Any::$variant(c) => c.wants_rate_samples(), )* } }
@@ -282,6 +293,8 @@ impl<T: CongestionControl> CongestionControl for Boxed<T> {
     #[inline] fn on_ecn(&mut self, f: u64, m: u32, n: SimTime) { self.0.on_ecn(f, m, n) }
     #[inline] fn on_recovery_exit(&mut self, n: SimTime) { self.0.on_recovery_exit(n) }
     fn on_idle_restart(&mut self, r: &IdleRestart) { self.0.on_idle_restart(r) }
+    fn on_tx_start(&mut self, n: SimTime, i: SimTime) { self.0.on_tx_start(n, i) }
+    #[inline] fn wants_tx_start(&self) -> bool { self.0.wants_tx_start() }
     #[inline] fn pacing_rate_bps(&self) -> Option<f64> { self.0.pacing_rate_bps() }
     #[inline] fn on_rate_sample(&mut self, rs: &RateSample) { self.0.on_rate_sample(rs) }
     fn wants_rate_samples(&self) -> bool { self.0.wants_rate_samples() }
