@@ -156,26 +156,24 @@ impl Simulation {
     pub fn run_until(&mut self, t: SimTime) {
         let t = t.min(self.end);
         while !self.stopped {
-            let Some((time, ev)) = self.queue.peek_arrive() else { break };
-            if time > t {
+            let Some(head) = self.queue.peek_head() else { break };
+            if head.time > t {
                 break;
             }
-            self.now = time;
+            self.now = head.time;
             self.counters.events += 1;
-            let ev = match ev {
-                // The arrival stays at the head of the heap until the port has looked at its
-                // wire: the next packet there replaces it in place (one sift instead of two).
-                Ok(port) => {
-                    self.arrive(port);
-                    if self.prefetch_timers {
-                        self.prefetch_next_arrivals(port);
-                    }
-                    continue;
+            // The arrival stays at the head of the heap until the port has looked at its wire:
+            // the next packet there replaces it in place (one sift instead of two).
+            if let Some(port) = head.arrive_port() {
+                self.arrive(port);
+                if self.prefetch_timers {
+                    self.prefetch_next_arrivals(port);
                 }
-                Err(ev) => ev,
-            };
+                continue;
+            }
+            let ev = head.event();
             match ev {
-                Event::Arrive { .. } => unreachable!("peek_arrive returns arrivals as Ok"),
+                Event::Arrive { .. } => unreachable!("arrivals are handled above"),
                 Event::TxDone { port } => {
                     self.queue.pop_net_head();
                     let p = &mut self.ports[port as usize];
