@@ -220,8 +220,13 @@ impl Port {
     /// waiting packets are in the discipline and its departures are events).
     #[inline]
     pub fn advance(&mut self, now: SimTime) {
-        while self.lazy && self.waiting_pkts > 0 && self.busy_until <= now {
-            self.start_next_waiting();
+        // The emptiness test first, on its own: most arrivals find nothing waiting, and the
+        // engine's receive path then knows it (`receive_lazy` tests it again) instead of
+        // combining three flags before a branch (issue 13, round 13).
+        if self.lazy && self.waiting_pkts > 0 {
+            while self.waiting_pkts > 0 && self.busy_until <= now {
+                self.start_next_waiting();
+            }
         }
     }
 
