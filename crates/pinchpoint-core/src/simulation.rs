@@ -59,7 +59,9 @@ pub struct Simulation {
     pub(crate) queue: EventQueue,
     pub(crate) packets: PacketSlab,
     pub(crate) nodes: Vec<Node>,
-    pub(crate) ports: Vec<Port>,
+    /// Fixed in length at build: every port id in the route arena is below it (`RouteArena::new`),
+    /// so the run loop indexes it unchecked ([`Self::port_unchecked`]).
+    pub(crate) ports: Box<[Port]>,
     pub(crate) routes: RouteArena,
     pub(crate) rules: Vec<RouteRule>,
     pub(crate) route_by_delay: bool,
@@ -154,26 +156,24 @@ impl Simulation {
     pub fn run_until(&mut self, t: SimTime) {
         let t = t.min(self.end);
         while !self.stopped {
-            let Some((time, ev)) = self.queue.peek_arrive() else { break };
-            if time > t {
+            let Some(head) = self.queue.peek_head() else { break };
+            if head.time > t {
                 break;
             }
-            self.now = time;
+            self.now = head.time;
             self.counters.events += 1;
-            let ev = match ev {
-                // The arrival stays at the head of the heap until the port has looked at its
-                // wire: the next packet there replaces it in place (one sift instead of two).
-                Ok(port) => {
-                    self.arrive(port);
-                    if self.prefetch_timers {
-                        self.prefetch_next_arrivals(port);
-                    }
-                    continue;
+            // The arrival stays at the head of the heap until the port has looked at its wire:
+            // the next packet there replaces it in place (one sift instead of two).
+            if let Some(port) = head.arrive_port() {
+                self.arrive(port);
+                if self.prefetch_timers {
+                    self.prefetch_next_arrivals(port);
                 }
-                Err(ev) => ev,
-            };
+                continue;
+            }
+            let ev = head.event();
             match ev {
-                Event::Arrive { .. } => unreachable!("peek_arrive returns arrivals as Ok"),
+                Event::Arrive { .. } => unreachable!("arrivals are handled above"),
                 Event::TxDone { port } => {
                     self.queue.pop_net_head();
                     let p = &mut self.ports[port as usize];
@@ -269,17 +269,29 @@ impl Simulation {
     /// Hands packet `slot` of `size_bytes` (read by the caller, which has the packet at hand)
     /// to port `p`; frees it and charges its flow if the port drops it. The idle fast path is
     /// inline here; everything else is out of line.
+    ///
+    /// # Safety
+    ///
+    /// `p` is a hop of a route of the arena (so below `self.ports.len()`, see
+    /// [`Self::port_unchecked`]).
     #[inline]
-    fn port_receive(&mut self, p: u32, slot: u32, size_bytes: u32) {
-        self.port_receive_inline(p, slot, size_bytes);
+    unsafe fn port_receive(&mut self, p: u32, slot: u32, size_bytes: u32) {
+        // SAFETY: the caller's guarantee.
+        unsafe { self.port_receive_inline(p, slot, size_bytes) };
     }
 
     /// [`Self::port_receive`], always inlined: the run loop's arrivals (most hops) save the
     /// call's register saves and restores (about 15 instructions per hop under callgrind).
+    ///
+    /// # Safety
+    ///
+    /// As for [`Self::port_receive`].
     #[inline(always)]
-    fn port_receive_inline(&mut self, p: u32, slot: u32, size_bytes: u32) {
+    unsafe fn port_receive_inline(&mut self, p: u32, slot: u32, size_bytes: u32) {
         debug_assert_eq!(size_bytes, self.packets.get(slot).size_bytes);
-        let port = &mut self.ports[p as usize];
+        // SAFETY: `p` is a hop of a route (the caller's guarantee), so it is below the port
+        // count the arena was made with, `self.ports.len()`.
+        let port = unsafe { Self::port_unchecked(&mut self.ports, p) };
         if port.is_lazy() {
             port.advance(self.now);
             if let Admission::Dropped(_) = port.receive_lazy(p, slot, size_bytes, self.now, &mut self.queue) {
@@ -322,8 +334,13 @@ impl Simulation {
     /// the head of the event queue (see `run_until`); `pop_wire` removes or replaces it.
     #[inline]
     fn arrive(&mut self, p: u32) {
-        let port = &mut self.ports[p as usize];
-        let slot = port.pop_wire(p, self.now, &mut self.queue);
+        // SAFETY: `p` names an `Arrive` event, which a port schedules under the id the engine
+        // reached it by: a route's hop or another event's port, each below `self.ports.len()`.
+        let port = unsafe { Self::port_unchecked(&mut self.ports, p) };
+        // SAFETY: a port's `Arrive` event is pending exactly while its wire holds packets
+        // (`Port::put_on_wire` and `enqueue_lazy` schedule it for an empty wire's first packet,
+        // `pop_wire` replaces or removes it), and this is that event.
+        let slot = unsafe { port.pop_wire(p, self.now, &mut self.queue) };
         if port.lost_on_wire() {
             let pkt = self.packets.get(slot);
             let (flow, kind, sent_at) = (pkt.flow, pkt.kind, pkt.sent_at);
@@ -333,13 +350,33 @@ impl Simulation {
             return;
         }
         self.counters.packet_hops += 1;
-        let pkt = self.packets.get_mut(slot);
+        // SAFETY: a slot on a wire is a packet the slab holds (`inject` put it there).
+        let pkt = unsafe { self.packets.get_unchecked_mut(slot) };
         pkt.hop += 1;
         let size_bytes = pkt.size_bytes;
-        match self.routes.port(pkt.route, pkt.hop) {
-            Some(next) => self.port_receive_inline(next, slot, size_bytes),
+        // SAFETY: `pkt.route` is a route of the arena (`Flow::admit` or `route_hook_packets` set
+        // it), and the packet left the port at hop `pkt.hop - 1` of it, so the new hop is at
+        // most the route's length.
+        match unsafe { self.routes.port_unchecked(pkt.route, pkt.hop) } {
+            // SAFETY: `next` is a hop of the packet's route, read from the arena just above.
+            Some(next) => unsafe { self.port_receive_inline(next, slot, size_bytes) },
             None => self.deliver(slot),
         }
+    }
+
+    /// Port `p` without a bounds check: the run loop's per-hop indexing (issue 13, round 13).
+    ///
+    /// # Safety
+    ///
+    /// `p < ports.len()`. Every port id the engine holds is: the route arena's hops are below
+    /// the port count it was made with (`RouteArena::new`, which `add` enforces), which is
+    /// `ports.len()` (fixed since the build), and a port schedules its events under the id the
+    /// engine reached it by.
+    #[inline(always)]
+    unsafe fn port_unchecked(ports: &mut [Port], p: u32) -> &mut Port {
+        debug_assert!((p as usize) < ports.len(), "port {p} of {}", ports.len());
+        // SAFETY: the caller guarantees `p < ports.len()`.
+        unsafe { ports.get_unchecked_mut(p as usize) }
     }
 
     /// Puts a stamped packet into the network at the first port of its route. Not inlined (it
@@ -347,7 +384,9 @@ impl Simulation {
     /// loop once the timer resolution changed).
     #[inline(never)]
     fn inject(&mut self, pkt: &Packet) {
-        let first = self.routes.port(pkt.route, pkt.hop).expect("empty route");
+        // SAFETY: `pkt.route` is a route of the arena and `pkt.hop` a hop within it, at most
+        // its length (`Flow::admit` sets hop 0, `route_hook_packets` a position in the route).
+        let first = unsafe { self.routes.port_unchecked(pkt.route, pkt.hop) }.expect("empty route");
         if self.packets.live() >= self.limits.max_live_packets {
             self.fail(format!(
                 "more than {} packets alive at once (simulation.max_live_packets); a queue without a limit or a source faster than its path is the usual cause",
@@ -361,7 +400,8 @@ impl Simulation {
             self.flows[pkt.flow as usize].live_pkts += 1;
         }
         let slot = self.packets.insert(*pkt);
-        self.port_receive(first, slot, pkt.size_bytes);
+        // SAFETY: `first` is a hop of the packet's route, read from the arena above.
+        unsafe { self.port_receive(first, slot, pkt.size_bytes) };
     }
 
     /// Routes the control packets hooks emitted: each starts at its node on the reverse route
@@ -408,15 +448,18 @@ impl Simulation {
     /// the transport reads a copy.
     fn deliver(&mut self, slot: u32) {
         self.packets.remove(slot);
-        let pkt = self.packets.get(slot);
+        // SAFETY: `slot` came off a wire: a slot the slab handed out (`inject`).
+        let pkt = unsafe { self.packets.get_unchecked(slot) };
         let (f, kind) = (pkt.flow as usize, pkt.kind);
-        self.flows[f].record_delivery(pkt, self.now, self.packet_trace.as_mut());
-        if self.flows[f].eca.is_some() {
+        let flow = &mut self.flows[f];
+        flow.record_delivery(pkt, self.now, self.packet_trace.as_mut());
+        if flow.eca.is_some() {
             let pkt = *pkt;
             self.eca_deliver(f, &pkt);
             self.with_transport(f, |t, ctx, _| t.on_packet(&pkt, ctx));
         } else {
-            self.with_transport(f, |t, ctx, slab| t.on_packet(slab.get(slot), ctx));
+            // SAFETY: as above (the slab passed is the same, and never shrinks).
+            self.with_transport(f, |t, ctx, slab| t.on_packet(unsafe { slab.get_unchecked(slot) }, ctx));
         }
         self.delivered(f, kind);
     }
@@ -548,8 +591,11 @@ impl Simulation {
         let mut out = std::mem::take(&mut self.out);
         let slab = &self.packets;
         let armed_slots = self.flows[f].call_transport(now, &mut out, |t, ctx| call(t, ctx, slab));
+        // `f` indexed the flows just above, so the accesses below are unchecked (they were a
+        // bounds check per packet sent, issue 13, round 13).
         for (pkt, dir) in out.iter_mut() {
-            match self.flows[f].admit(f as u32, pkt, *dir, now, &mut self.queue) {
+            // SAFETY: `f < self.flows.len()` (checked above; see `flow_unchecked`).
+            match unsafe { Self::flow_unchecked(&mut self.flows, f) }.admit(f as u32, pkt, *dir, now, &mut self.queue) {
                 Admit::Send => self.inject(pkt),
                 Admit::Held => {}
                 Admit::ShaperFull(max) => {
@@ -564,7 +610,8 @@ impl Simulation {
         }
         out.clear();
         self.out = out;
-        let flow = &mut self.flows[f];
+        // SAFETY: as in the loop above.
+        let flow = unsafe { Self::flow_unchecked(&mut self.flows, f) };
         flow.push_timers(f as u32, armed_slots, &mut self.queue);
         if flow.note_completion(now) {
             self.finite_pending -= 1;
@@ -575,6 +622,20 @@ impl Simulation {
                 self.maybe_free(f);
             }
         }
+    }
+
+    /// Flow `f` without a bounds check, where `f` already indexed the flows.
+    ///
+    /// # Safety
+    ///
+    /// `f` indexed `flows` before (with a check): flows are never removed (only
+    /// `traffic::arrivals` adds slots, and a finished transfer keeps its slot for reuse), so
+    /// an index that was valid stays valid.
+    #[inline(always)]
+    unsafe fn flow_unchecked(flows: &mut [Flow], f: usize) -> &mut Flow {
+        debug_assert!(f < flows.len(), "flow {f} of {}", flows.len());
+        // SAFETY: the caller guarantees `f < flows.len()`.
+        unsafe { flows.get_unchecked_mut(f) }
     }
 
     fn release_shaped(&mut self, f: u32) {

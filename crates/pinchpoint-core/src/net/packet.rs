@@ -167,6 +167,29 @@ impl PacketSlab {
     pub fn get_mut(&mut self, id: u32) -> &mut Packet {
         &mut self.slots[id as usize]
     }
+    /// [`Self::get`] without the bounds check, for the run loop's per-hop reads.
+    ///
+    /// # Safety
+    ///
+    /// `id` is a slot [`Self::insert`] returned (freed since or not: the slab never shrinks, so
+    /// every slot it ever returned stays below its length).
+    #[inline(always)]
+    pub unsafe fn get_unchecked(&self, id: u32) -> &Packet {
+        debug_assert!((id as usize) < self.slots.len());
+        // SAFETY: the caller guarantees a slot `insert` returned, below `slots.len()` for good.
+        unsafe { self.slots.get_unchecked(id as usize) }
+    }
+    /// [`Self::get_mut`] without the bounds check.
+    ///
+    /// # Safety
+    ///
+    /// As for [`Self::get_unchecked`].
+    #[inline(always)]
+    pub unsafe fn get_unchecked_mut(&mut self, id: u32) -> &mut Packet {
+        debug_assert!((id as usize) < self.slots.len());
+        // SAFETY: as in `get_unchecked`.
+        unsafe { self.slots.get_unchecked_mut(id as usize) }
+    }
     /// Packets currently stored.
     pub fn live(&self) -> usize {
         self.slots.len() - self.free.len()

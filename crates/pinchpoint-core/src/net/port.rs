@@ -220,8 +220,13 @@ impl Port {
     /// waiting packets are in the discipline and its departures are events).
     #[inline]
     pub fn advance(&mut self, now: SimTime) {
-        while self.lazy && self.waiting_pkts > 0 && self.busy_until <= now {
-            self.start_next_waiting();
+        // The emptiness test first, on its own: most arrivals find nothing waiting, and the
+        // engine's receive path then knows it (`receive_lazy` tests it again) instead of
+        // combining three flags before a branch (issue 13, round 13).
+        if self.lazy && self.waiting_pkts > 0 {
+            while self.waiting_pkts > 0 && self.busy_until <= now {
+                self.start_next_waiting();
+            }
         }
     }
 
@@ -467,9 +472,15 @@ impl Port {
     /// waited has reached the far end, so it has started, and a lazy port with packets waiting
     /// always has packets on its wire (its `Arrive` event in the heap names it; the engine
     /// advances only those ports before it reads them, see `Simulation::advance_ports`).
+    ///
+    /// # Safety
+    ///
+    /// The wire is not empty (the port's `Arrive` event is pending: it exists exactly while
+    /// packets are on the wire).
     #[inline]
-    pub fn pop_wire(&mut self, id: u32, now: SimTime, events: &mut EventQueue) -> u32 {
-        let (slot, next) = self.wire.pop_front_and_next_arrival();
+    pub unsafe fn pop_wire(&mut self, id: u32, now: SimTime, events: &mut EventQueue) -> u32 {
+        // SAFETY: the caller guarantees a packet on the wire.
+        let (slot, next) = unsafe { self.wire.pop_front_and_next_arrival() };
         match next {
             Some(arrival_ps) => events.replace_net_head(arrival_ps, Event::Arrive { port: id }),
             None => {

@@ -22,18 +22,30 @@ use std::cmp::Reverse;
 /// marker. A route's id is the index of its first port there, so the port at hop `h` is entry
 /// `route + h`: one read per hop, without a table of (start, length) spans in between (issue 13:
 /// that table was a second dependent load per hop and a share of the D1 misses at large N).
-#[derive(Default, Debug)]
+///
+/// Every port id it holds is below the port count it was made with ([`Self::new`]; `add`
+/// refuses any other), so the run loop indexes its ports with them unchecked.
+#[derive(Debug)]
 pub struct RouteArena {
     hops: Vec<u32>,
+    /// The number of ports of the run: every port id in `hops` is below it.
+    port_count: u32,
 }
 
 /// The entry after a route's last port.
 const ROUTE_END: u32 = u32::MAX;
 
 impl RouteArena {
-    /// Stores a path (a list of port ids) and returns its route id.
+    /// An empty arena for the routes of a run with `port_count` ports.
+    pub fn new(port_count: u32) -> Self {
+        RouteArena { hops: Vec::new(), port_count }
+    }
+    /// Stores a path (a list of port ids, each below the arena's port count) and returns its
+    /// route id.
     pub fn add(&mut self, ports: &[u32]) -> u32 {
-        debug_assert!(!ports.contains(&ROUTE_END));
+        // Not only a debug check: `port_unchecked`'s callers index the ports with these ids
+        // (build time and route changes only, never per packet).
+        assert!(ports.iter().all(|&p| p < self.port_count), "a route names a port beyond the {} ports", self.port_count);
         let start = self.hops.len() as u32;
         self.hops.extend_from_slice(ports);
         self.hops.push(ROUTE_END);
@@ -44,6 +56,24 @@ impl RouteArena {
     #[inline]
     pub fn port(&self, route: u32, hop: u16) -> Option<u32> {
         let p = self.hops[route as usize + hop as usize];
+        (p != ROUTE_END).then_some(p)
+    }
+    /// [`Self::port`] without the bounds check (the run loop's per-hop read). A port it returns
+    /// is below the arena's port count ([`Self::new`]).
+    ///
+    /// # Safety
+    ///
+    /// `route` is a route id [`Self::add`] returned, and `hop` is at most that route's length
+    /// (a packet's hop: it is advanced only past a port of its route, so it stops at the end
+    /// marker).
+    #[inline(always)]
+    pub unsafe fn port_unchecked(&self, route: u32, hop: u16) -> Option<u32> {
+        let i = route as usize + hop as usize;
+        debug_assert!(i < self.hops.len(), "route {route} hop {hop} beyond the arena");
+        // SAFETY: a route's entries, its end marker included, are `hops[route..=route + len]`
+        // (`add` pushed them together), and the caller guarantees `hop <= len`.
+        let p = unsafe { *self.hops.get_unchecked(i) };
+        debug_assert!(p == ROUTE_END || p < self.port_count);
         (p != ROUTE_END).then_some(p)
     }
     /// Where hop `hop` of route `route` is stored, for a prefetch (`sim::prefetch`): nothing
@@ -272,7 +302,7 @@ mod tests {
 
     #[test]
     fn each_route_gives_back_its_ports_hop_by_hop_and_none_at_its_end() {
-        let mut a = RouteArena::default();
+        let mut a = RouteArena::new(10);
         let paths: [&[u32]; 4] = [&[3, 1, 4], &[], &[1], &[5, 9, 2, 6, 5]];
         let ids: Vec<u32> = paths.iter().map(|p| a.add(p)).collect();
         for (id, path) in ids.iter().zip(paths) {

@@ -81,7 +81,7 @@ pub fn build(sc: &Scenario, seed: Option<u64>, origin: &str) -> Result<Simulatio
     let ends: Vec<(u32, u32, SimTime)> = ports.iter().map(|p| (p.from_node, p.to_node, p.delay_ps)).collect();
     let by_delay = sc.simulation.routing == RoutingMetric::Delay;
     let mut router = Router::new(&nodes, ends, by_delay);
-    let mut routes = RouteArena::default();
+    let mut routes = RouteArena::new(ports.len() as u32);
     let mut change_times: Vec<SimTime> = rules.iter().map(|r| r.at).filter(|&t| t > 0).collect();
     change_times.sort_unstable();
     change_times.dedup();
@@ -185,7 +185,8 @@ pub fn build(sc: &Scenario, seed: Option<u64>, origin: &str) -> Result<Simulatio
         queue,
         packets: PacketSlab::default(),
         nodes,
-        ports,
+        // Boxed: the run's port count is fixed from here on (`RouteArena::new` was given it).
+        ports: ports.into_boxed_slice(),
         routes,
         rules,
         route_by_delay: by_delay,

@@ -11,6 +11,7 @@
 //! in the heap (links keep their packets in flight in a ring, see `net::port`).
 
 use super::dary_heap::DaryHeap;
+use super::link_heap::LinkHeap;
 use super::time::SimTime;
 
 /// What happens at an instant. Every variant names its target by index into an arena.
@@ -107,10 +108,31 @@ fn arrive_port(w: u64) -> Option<u32> {
     ((w >> DATA_BITS) & 7 == ARRIVE_KIND).then_some((w & DATA_MASK) as u32)
 }
 
+/// The earliest event of an [`EventQueue`], as [`EventQueue::peek_head`] returns it: its time
+/// and its packed word.
+#[derive(Clone, Copy, Debug)]
+pub struct Head {
+    /// When the event happens.
+    pub time: SimTime,
+    key: u64,
+}
+
+impl Head {
+    /// The port of an `Arrive` event, `None` for any other kind.
+    #[inline(always)]
+    pub fn arrive_port(self) -> Option<u32> {
+        arrive_port(self.key)
+    }
+    /// The event.
+    #[inline]
+    pub fn event(self) -> Event {
+        decode(self.key)
+    }
+}
+
 /// A heap entry: the time in the high 64 bits, the sequence number and payload in the low 64,
 /// so that one 128-bit comparison orders by time, then by insertion (FIFO among equal times).
-/// The order is reversed so that std's max-heap (the link heap) pops the earliest first; the
-/// timer heap (`DaryHeap`, a min-heap) holds the bare `u128`.
+/// Both heaps (min-heaps) hold the bare `u128`.
 #[derive(Clone, Copy, PartialEq, Eq)]
 struct Entry(u128);
 
@@ -129,33 +151,23 @@ impl Entry {
     }
 }
 
-impl PartialOrd for Entry {
-    #[inline]
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl Ord for Entry {
-    #[inline]
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        other.0.cmp(&self.0)
-    }
-}
-
 /// Priority queue of future events, in two heaps of packed 16-byte entries: one for link
 /// events (`TxDone`, `Arrive`), whose number follows the busy ports, and one for timers, whose
 /// number follows the flows. The link heap stays shallow however many idle flows there are,
 /// which keeps the per-hop cost flat from 10 to 10,000 flows; a pop compares the two heads,
 /// and the global sequence number keeps FIFO order among equal times across both.
-/// The link heap is std's binary heap (a single 4-ary heap for every event measured more
-/// instructions per packet-hop under callgrind: 799 against 748 at N = 10). The timer heap is
+/// The link heap is a binary heap (a single 4-ary heap for every event measured more
+/// instructions per packet-hop under callgrind: 799 against 748 at N = 10), std's until issue
+/// 13's round 13, now `sim::link_heap` (a cheaper sift for the head's replacement, the run
+/// loop's commonest operation, and a head that reads `u128::MAX` when empty). The timer heap is
 /// a 4-ary heap whose sibling groups fill one cache line (`sim::dary_heap`): at N = 100,000 it
 /// holds about 101,000 entries and a pop walks ~9 lines instead of ~17 (issue 13, round 7;
 /// figures in bench/README.md, "(round 7, dheap)"). Keys are unique, so it pops in exactly
 /// the order std's binary heap did.
 #[derive(Default)]
 pub struct EventQueue {
-    net: std::collections::BinaryHeap<Entry>,
+    /// Link entries (`Entry::0`), smallest (earliest) first.
+    net: LinkHeap,
     /// Timer entries (`Entry::0`), smallest (earliest) first.
     timers: DaryHeap,
     next_seq: u64,
@@ -165,7 +177,7 @@ impl EventQueue {
     /// An empty queue with room for `cap` events.
     pub fn with_capacity(cap: usize) -> Self {
         EventQueue {
-            net: std::collections::BinaryHeap::with_capacity(cap),
+            net: LinkHeap::with_capacity(cap),
             timers: DaryHeap::with_capacity(cap),
             next_seq: 0,
         }
@@ -175,7 +187,7 @@ impl EventQueue {
     #[inline(always)]
     pub fn push(&mut self, time: SimTime, event: Event) {
         match event {
-            Event::TxDone { .. } | Event::Arrive { .. } => self.net.push(Self::net_entry(time, event)),
+            Event::TxDone { .. } | Event::Arrive { .. } => self.net.push(Self::net_entry(time, event).0),
             _ => {
                 let e = self.entry(time, event);
                 self.timers.push(e.0)
@@ -217,42 +229,54 @@ impl EventQueue {
     /// sequence number 0, a timer a positive one).
     #[inline]
     fn head_is_net(&self) -> Option<bool> {
-        // An empty timer heap reads `u128::MAX`, later than every link entry.
-        let t = self.timers.head();
-        match self.net.peek() {
-            Some(a) => Some(a.0 < t),
-            None => (!self.timers.is_empty()).then_some(false),
+        // An empty heap reads `u128::MAX`, later than every entry.
+        let (a, t) = (self.net.head(), self.timers.head());
+        if a < t {
+            Some(true)
+        } else {
+            (!self.timers.is_empty()).then_some(false)
         }
+    }
+
+    /// The earliest entry, left in the queue: the smaller of the two heads (each reads
+    /// `u128::MAX` when its heap is empty, and no entry is that).
+    #[inline(always)]
+    fn head(&self) -> Option<Entry> {
+        let e = self.net.head().min(self.timers.head());
+        (e != u128::MAX).then_some(Entry(e))
     }
 
     /// Removes and returns the earliest event.
     #[inline]
     pub fn pop(&mut self) -> Option<(SimTime, Event)> {
-        // Entry's order is reversed: the greater entry is the earlier event. One call site of
-        // the heap's pop (on whichever heap holds the earliest event) keeps it inlined here.
-        let e = if self.head_is_net()? { self.net.pop()? } else { Entry(self.timers.pop()?) };
+        // One call site of each heap's pop keeps them inlined here.
+        let e = if self.head_is_net()? { Entry(self.net.pop()?) } else { Entry(self.timers.pop()?) };
         Some((e.time(), decode(e.key())))
     }
 
     /// The earliest event, left in the queue.
     #[inline]
     pub fn peek(&self) -> Option<(SimTime, Event)> {
-        let e = if self.head_is_net()? { *self.net.peek()? } else { Entry(self.timers.peek()?) };
+        let e = self.head()?;
         Some((e.time(), decode(e.key())))
     }
 
+    /// The earliest event, left in the queue, still packed: the run loop reads its time, tests
+    /// it for the commonest kind ([`Head::arrive_port`]) and decodes it only if it is another.
+    /// (A `Result` of port or event here cost about 6 instructions per event more than the
+    /// packed word under callgrind: its tag was built, then tested twice; issue 13, round 13.)
+    #[inline]
+    pub fn peek_head(&self) -> Option<Head> {
+        let e = self.head()?;
+        Some(Head { time: e.time(), key: e.key() })
+    }
+
     /// The earliest event, left in the queue, as its time and either the port of an `Arrive`
-    /// (`Ok`) or any other event (`Err`): the run loop's test for the commonest event without
-    /// decoding every kind (about 8 instructions per event less under callgrind).
+    /// (`Ok`) or any other event (`Err`).
     #[inline]
     pub fn peek_arrive(&self) -> Option<(SimTime, Result<u32, Event>)> {
-        let e = if self.head_is_net()? { *self.net.peek()? } else { Entry(self.timers.peek()?) };
-        let w = e.key();
-        if (w >> DATA_BITS) & 7 == ARRIVE_KIND {
-            Some((e.time(), Ok((w & DATA_MASK) as u32)))
-        } else {
-            Some((e.time(), Err(decode(w))))
-        }
+        let h = self.peek_head()?;
+        Some((h.time, h.arrive_port().ok_or_else(|| h.event())))
     }
 
     /// Removes the earliest event, which must be a link event (`Arrive` or `TxDone`) just
@@ -267,16 +291,14 @@ impl EventQueue {
     /// sift instead of two: the next packet on a wire.
     #[inline]
     pub fn replace_net_head(&mut self, time: SimTime, event: Event) {
-        let e = Self::net_entry(time, event);
-        if let Some(mut head) = self.net.peek_mut() {
-            *head = e;
-        }
+        debug_assert!(self.net.head() < self.timers.head(), "the earliest event is not a link event");
+        self.net.replace_top(Self::net_entry(time, event).0);
     }
 
     /// The ports whose wire holds packets (each has one `Arrive` event pending), in no
     /// particular order: a walk over the link heap, whose size follows the busy ports.
     pub fn ports_with_packets_on_the_wire(&self) -> impl Iterator<Item = u32> + '_ {
-        self.net.iter().filter_map(|e| arrive_port(e.key()))
+        self.net.as_slice().iter().filter_map(|&e| arrive_port(Entry(e).key()))
     }
 
     /// The port of the `Arrive` entry at position `i` of the link heap's array (0 is its head,
@@ -285,18 +307,13 @@ impl EventQueue {
     /// pop; the head's children are the likeliest.
     #[inline]
     pub fn arrive_port_at(&self, i: usize) -> Option<u32> {
-        arrive_port(self.net.as_slice().get(i)?.key())
+        arrive_port(Entry(*self.net.as_slice().get(i)?).key())
     }
 
     /// Time of the earliest event, if any.
     #[inline]
     pub fn peek_time(&self) -> Option<SimTime> {
-        match (self.net.peek(), self.timers.peek()) {
-            (Some(a), Some(b)) => Some(a.time().min(Entry(b).time())),
-            (Some(a), None) => Some(a.time()),
-            (None, Some(b)) => Some(Entry(b).time()),
-            (None, None) => None,
-        }
+        Some(self.head()?.time())
     }
 
     /// Number of pending events.
