@@ -129,7 +129,8 @@ fn bucket_range(i: usize) -> (u64, u64) {
     } else {
         let e = i / HALF - 1;
         let m = i - e * HALF;
-        (m << e, ((m + 1) << e) - 1)
+        // The top bucket ends at u64::MAX: its (m + 1) << e is 2^64, which wraps to 0.
+        (m << e, ((m + 1) << e).wrapping_sub(1))
     }
 }
 
