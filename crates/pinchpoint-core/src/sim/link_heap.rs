@@ -93,14 +93,7 @@ impl LinkHeap {
         // its sibling at `c + 1 <= len`: the trailing `EMPTY`'s slot at most, which exists.
         unsafe {
             let mut hole = 0;
-            loop {
-                let c = 2 * hole + 1;
-                if c >= len {
-                    break;
-                }
-                // The smaller child's index first, then its key (as std's sift does): a select
-                // of the two keys compiled to a second compare and four moves.
-                let c = c + (*s.add(c + 1) < *s.add(c)) as usize;
+            while let Some(c) = smaller_child(s, hole, len) {
                 let m = *s.add(c);
                 if key < m {
                     break;
@@ -136,12 +129,7 @@ impl LinkHeap {
             // the last key rise from there (it came from the bottom, so it seldom rises far):
             // one compare per level instead of two.
             let mut hole = 0;
-            loop {
-                let c = 2 * hole + 1;
-                if c >= len {
-                    break;
-                }
-                let c = c + (*s.add(c + 1) < *s.add(c)) as usize;
+            while let Some(c) = smaller_child(s, hole, len) {
                 *s.add(hole) = *s.add(c);
                 hole = c;
             }
@@ -174,6 +162,21 @@ impl LinkHeap {
             *s.add(hole) = key;
         }
     }
+}
+
+/// The slot of `hole`'s smaller child in a heap of `len` keys at `s`, none if it has no child.
+/// The index first, then the key is read (as std's sift does): a select of the two keys
+/// compiled to a second compare and four moves.
+///
+/// # Safety
+///
+/// `s` holds `len` keys and the trailing `EMPTY` after them, so a first child below `len` has
+/// its sibling slot at most at `len`.
+#[inline(always)]
+unsafe fn smaller_child(s: *const u128, hole: usize, len: usize) -> Option<usize> {
+    let c = 2 * hole + 1;
+    // SAFETY: `c < len`, so `c` and `c + 1 <= len` are slots of `s` (the caller's guarantee).
+    (c < len).then(|| c + unsafe { *s.add(c + 1) < *s.add(c) } as usize)
 }
 
 #[cfg(test)]
