@@ -34,6 +34,7 @@ def main() -> None:
     ap.add_argument("n", type=int)
     ap.add_argument("--dir", type=Path, default=Path("/tmp"))
     a = ap.parse_args()
+    a.dir.mkdir(parents=True, exist_ok=True)
     path = a.dir / f"d{a.n}.toml"
     if not path.exists():
         write_dumbbell(path, a.n)
