@@ -13,7 +13,6 @@ use crate::queue::QueueConfig;
 use crate::registry::FieldError;
 use crate::sim::units::Rate;
 use crate::sim::PS_PER_S;
-use crate::transport::tcp::cc::CcConfig;
 use std::collections::HashMap;
 use std::fmt;
 
@@ -247,9 +246,9 @@ struct FlowCheck<'a> {
 /// - a file workload offers everything at the start: once all is acknowledged the flow is
 ///   complete and never sends again (each transfer of `[[arrivals]]` is such a flow, on its own
 ///   connection);
-/// - cc = "bbr": Linux skips the restart for a controller that sets the window itself
-///   (`cong_control`; `tcp_slow_start_after_idle_check`);
-/// - cc = "none": there is no congestion window to restart.
+///
+/// A controller that cannot restart its window ("bbr", "none") refuses it in its own
+/// `CcSettings::validate`.
 ///
 /// The message workloads (cbr, poisson, on_off, square_wave) are accepted: whether their gaps
 /// ever exceed the RTO with everything acknowledged depends on the run.
@@ -257,17 +256,8 @@ fn check_slow_start_after_idle(f: &FlowConfig, p: &str) -> Result<(), Problem> {
     let field = format!("{p}.tcp.slow_start_after_idle");
     let pausing = "expected a workload that pauses (cbr, poisson, on_off, square_wave), or no slow_start_after_idle";
     match &f.workload {
-        WorkloadConfig::Bulk => {
-            return err(field, format!("has no effect with a bulk workload: the sender always has data in flight and never sends after an idle period; {pausing}"));
-        }
-        WorkloadConfig::File(_) => {
-            return err(field, format!("has no effect with a file workload: all of it is offered at the start and the flow completes when it is acknowledged, so it never sends after an idle period; {pausing}"));
-        }
-        _ => {}
-    }
-    match &f.settings.cc {
-        Some(CcConfig::Bbr(_)) => err(field, "has no effect with cc = \"bbr\": Linux skips the window restart for a controller that sets the window itself (cong_control)"),
-        Some(CcConfig::NoCc(_)) => err(field, "has no effect with cc = \"none\": there is no congestion window to restart"),
+        WorkloadConfig::Bulk => err(field, format!("has no effect with a bulk workload: the sender always has data in flight and never sends after an idle period; {pausing}")),
+        WorkloadConfig::File(_) => err(field, format!("has no effect with a file workload: all of it is offered at the start and the flow completes when it is acknowledged, so it never sends after an idle period; {pausing}")),
         _ => Ok(()),
     }
 }
@@ -325,7 +315,8 @@ fn check_flow(sc: &Scenario, ctx: &FlowCheck, f: &FlowConfig, p: &str) -> Result
     if f.settings.transport == TransportKind::Tcp {
         f.settings.tcp.validate().map_err(|e| (format!("{p}.tcp.{}", e.field), e.message))?;
         if let Some(cc) = &f.settings.cc {
-            let facts = crate::transport::tcp::cc::TcpFacts { ecn: f.settings.tcp.ecn, mss: f.settings.tcp.mss };
+            let t = &f.settings.tcp;
+            let facts = crate::transport::tcp::cc::TcpFacts { ecn: t.ecn, mss: t.mss, slow_start_after_idle: t.slow_start_after_idle };
             cc.validate(&facts).or_else(|e| err(format!("{p}.{}", e.field), e.message))?;
         }
         if f.settings.tcp.slow_start_after_idle {

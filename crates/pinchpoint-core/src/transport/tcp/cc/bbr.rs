@@ -25,6 +25,13 @@ use serde::{Deserialize, Serialize};
 pub struct BbrConfig {}
 
 impl CcSettings for BbrConfig {
+    fn validate(&self, tcp: &super::TcpFacts) -> Result<(), super::CcProblem> {
+        if tcp.slow_start_after_idle {
+            // tcp_slow_start_after_idle_check: no restart for a controller with cong_control.
+            return Err(super::CcProblem::tcp("slow_start_after_idle", "has no effect with cc = \"bbr\": Linux skips the window restart for a controller that sets the window itself (cong_control)"));
+        }
+        Ok(())
+    }
     /// tcp_bbr.c `bbr_reset_probe_bw_mode`: PROBE_BW starts at a random phase of its cycle.
     fn draws_random(&self) -> bool {
         true

@@ -620,7 +620,7 @@ mod tests {
 
     #[test]
     fn settings_out_of_range_are_refused_with_their_field() {
-        let facts = TcpFacts { ecn: false, mss: 1448 };
+        let facts = TcpFacts { ecn: false, mss: 1448, slow_start_after_idle: false };
         let bad = CubicConfig { beta: 1.0, ..Default::default() };
         assert_eq!(bad.validate(&facts).unwrap_err().field, "cc.beta");
         let bad = CubicConfig { c: f64::NAN, ..Default::default() };

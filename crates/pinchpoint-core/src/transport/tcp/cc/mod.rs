@@ -52,6 +52,8 @@ pub struct TcpFacts {
     pub ecn: bool,
     /// `tcp.mss`, bytes.
     pub mss: u32,
+    /// `tcp.slow_start_after_idle`: a controller whose window cannot be restarted refuses it.
+    pub slow_start_after_idle: bool,
 }
 
 /// A controller setting that is out of range: the field path below the flow (`cc.beta`,

@@ -21,7 +21,14 @@ use serde::{Deserialize, Serialize};
 #[serde(deny_unknown_fields)]
 pub struct NoneConfig {}
 
-impl super::CcSettings for NoneConfig {}
+impl super::CcSettings for NoneConfig {
+    fn validate(&self, tcp: &super::TcpFacts) -> Result<(), super::CcProblem> {
+        if tcp.slow_start_after_idle {
+            return Err(super::CcProblem::tcp("slow_start_after_idle", "has no effect with cc = \"none\": there is no congestion window to restart"));
+        }
+        Ok(())
+    }
+}
 
 /// A congestion window that never limits: a quarter of the u64 range, so that the sender's
 /// window arithmetic (recovery inflation) cannot overflow.
