@@ -192,9 +192,6 @@ class _Translator:
             "pinchpoint's port has no such queue (the AQM holds every waiting packet)")
         return AQM_DEVICE_QUEUE, qd
 
-    def ecn_flag(self, q: dict) -> str:
-        return "true" if q.get("ecn", False) else "false"
-
     def qdisc_red(self, field: str, q: dict, rate_bps: float, delay_s: float) -> dict:
         """ns-3's RedQueueDisc. It averages, counts and scales in bytes exactly when its MaxSize is
         in bytes; pinchpoint averages bytes when the thresholds are in bytes and counts and scales
@@ -233,7 +230,7 @@ class _Translator:
             # The idle-time correction counts packets the link could have sent: ns-3 reads the rate from
             # LinkBandwidth, not from the device. LinkDelay only feeds ARED's automatic settings.
             "LinkBandwidth": f"{int(round(rate_bps))}bps", "LinkDelay": _seconds(delay_s),
-            "UseEcn": self.ecn_flag(q), "UseHardDrop": "true",
+            "UseEcn": _bool(q.get("ecn", False)), "UseHardDrop": "true",
             "ARED": "false", "AdaptMaxP": "false", "FengAdaptive": "false", "NLRED": "false",
             "Ns1Compat": "false"}}
 
@@ -247,7 +244,7 @@ class _Translator:
                                 "a mark from now, pinchpoint (as Linux) from the previous due time")
         return {"type": "ns3::CoDelQueueDisc", "attrs": {
             "MaxSize": self.limit(field, q, CODEL_DEFAULT_PKTS), **self.codel_times(q),
-            "MinBytes": str(int(q.get("mtu_bytes", 1500))), "UseEcn": self.ecn_flag(q), "UseL4s": "false"}}
+            "MinBytes": str(int(q.get("mtu_bytes", 1500))), "UseEcn": _bool(q.get("ecn", False)), "UseL4s": "false"}}
 
     def qdisc_fq_codel(self, field: str, q: dict, rate_bps: float, delay_s: float) -> dict:
         if q.get("limit_bytes") is not None:
@@ -262,7 +259,7 @@ class _Translator:
                 "ns3_defaults": {"ns3::CoDelQueueDisc::MinBytes": str(int(q.get("mtu_bytes", 1500)))},
                 "attrs": {"MaxSize": self.limit(field, q, FQ_CODEL_DEFAULT_PKTS), **self.codel_times(q),
                           "Flows": str(int(q.get("flows", 1024))), "DropBatchSize": "1", "Perturbation": "0",
-                          "UseEcn": self.ecn_flag(q), "EnableSetAssociativeHash": "false", "UseL4s": "false"}}
+                          "UseEcn": _bool(q.get("ecn", False)), "EnableSetAssociativeHash": "false", "UseL4s": "false"}}
 
     def qdisc_pie(self, field: str, q: dict, rate_bps: float, delay_s: float) -> dict:
         size = self.limit(field, q, PIE_DEFAULT_PKTS)
@@ -276,7 +273,7 @@ class _Translator:
                  "Tupdate": _seconds(parse_time(q.get("t_update", 0.015))),
                  "MaxBurstAllowance": _seconds(parse_time(q.get("max_burst", 0.15))),
                  "A": repr(float(q.get("alpha", 0.125))), "B": repr(float(q.get("beta", 1.25))),
-                 "UseEcn": self.ecn_flag(q), "MarkEcnThreshold": repr(float(q.get("mark_threshold", 0.1))),
+                 "UseEcn": _bool(q.get("ecn", False)), "MarkEcnThreshold": repr(float(q.get("mark_threshold", 0.1))),
                  "UseDerandomization": _bool(q.get("derandomize", False)),
                  "MeanPktSize": str(int(q.get("mean_pkt_bytes", 1500))),
                  # Timestamps, as pinchpoint (RFC 8033 s4.3); the s5.5 cap; always active (no s5.3 switch).
