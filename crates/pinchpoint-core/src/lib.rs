@@ -36,7 +36,12 @@ pub use scenario::{build::build, Scenario, ScenarioError};
 ///   marked. Found by the ns-3 cross-check of RED with ECN (docs/crossval.md). CUBIC moves its
 ///   epoch start by the idle time when data leaves with nothing in flight (RFC 9438 s5.8, Linux
 ///   `CA_EVENT_TX_START`), so an application pause no longer advances its curve.
-pub const MODEL_REVISION: u32 = 4;
+/// - 5: an ECN echo starts a window reduction held as a state until the window it answers is
+///   acknowledged (Linux's CA_CWR, ns-3's `EnterCwr`): the window does not grow meanwhile, and
+///   with SACK recovery and PRR it comes down by PRR (RFC 6937) rather than at once; a loss
+///   found during it recovers without a second cut (Linux). DCTCP counts the acknowledgements
+///   of a window being reduced in alpha (Linux `in_ack_event`).
+pub const MODEL_REVISION: u32 = 5;
 pub use simulation::{Results, Simulation};
 
 /// Parses, validates and builds a TOML scenario in one step.

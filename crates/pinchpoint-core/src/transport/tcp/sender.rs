@@ -311,6 +311,10 @@ pub struct TcpSender {
     /// `recover` was set by a retransmission timeout, not a fast recovery (RFC 6675 s5.1 gates
     /// a new SACK recovery only after a timeout).
     recover_after_rto: bool,
+    /// An ECN echo is being answered by a gradual window reduction (Linux's CA_CWR state, ns-3's
+    /// `CA_CWR`): the window is pipe + sndcnt from PRR until an acknowledgement passes
+    /// `cwr_high`. Only with SACK recovery and PRR (see [`TcpSender::cwr_uses_prr`]).
+    in_cwr: bool,
     /// Counters for the reports. Held inline: a boxed copy allocated at the first
     /// retransmission or RTT sample was one more cold line on every timeout of a flow in
     /// backoff (issue 13); the connection is built only when the flow starts.
@@ -326,6 +330,10 @@ pub struct TcpSender {
     recover_fs: u64,
     /// ECN: no new reaction until snd_una passes this (RFC 3168 s6.1.2, once per window).
     ecn_hold_until: u64,
+    /// snd_max when the ECN reduction began (Linux's `high_seq`, ns-3's `m_recover`): it ends
+    /// when an acknowledgement covers more than this, so that the CWR flag has reached the
+    /// receiver.
+    cwr_high: u64,
     rttvar: SimTime,
     // Pacing.
     /// Earliest time the next paced segment may leave.
@@ -366,6 +374,8 @@ impl TcpSender {
             recover_fs: 0,
             partial_ack_seen: false,
             ecn_hold_until: 0,
+            cwr_high: 0,
+            in_cwr: false,
             cwr_pending: false,
             board: Scoreboard::default(),
             srtt: 0,
@@ -542,19 +552,31 @@ impl TcpSender {
     pub fn in_recovery(&self) -> bool {
         self.in_recovery
     }
+    /// True while an ECN echo is answered by a gradual reduction (Linux's CA_CWR).
+    pub fn in_cwr(&self) -> bool {
+        self.in_cwr
+    }
+    /// An ECN echo reduces the window through PRR, as Linux (`tcp_enter_cwr`, then
+    /// `tcp_cwnd_reduction` on each acknowledgement) and ns-3 (`EnterCwr` with its recovery
+    /// algorithm) do: only where loss recovery uses PRR too (SACK recovery with `tcp.prr`), and
+    /// not for a controller that sets the window itself. Otherwise the window is cut at once.
+    #[inline]
+    fn cwr_uses_prr(&self) -> bool {
+        self.s.prr && self.s.recovery == Recovery::Sack && !self.cc.sets_recovery_window()
+    }
     /// Bytes sent and not yet acknowledged.
     pub fn in_flight(&self) -> u64 {
         self.snd_max - self.snd_una
     }
     /// The window that limits sending now: congestion (or recovery) window and receiver window.
     pub fn send_window(&self) -> u64 {
-        let cwnd = if self.in_recovery && !self.cc.sets_recovery_window() { self.recovery_wnd } else { self.cc.cwnd_bytes() };
+        let cwnd = if (self.in_recovery || self.in_cwr) && !self.cc.sets_recovery_window() { self.recovery_wnd } else { self.cc.cwnd_bytes() };
         cwnd.min(self.rwnd)
     }
     /// The congestion window in force: the controller's, or the sender's own during a recovery
-    /// that sets one (Reno and NewReno inflation, PRR).
+    /// that sets one (Reno and NewReno inflation, PRR) and during an ECN reduction by PRR.
     pub fn cwnd_bytes(&self) -> u64 {
-        if self.in_recovery && (self.s.recovery != Recovery::Sack || self.s.prr) && !self.cc.sets_recovery_window() {
+        if self.in_cwr || (self.in_recovery && (self.s.recovery != Recovery::Sack || self.s.prr) && !self.cc.sets_recovery_window()) {
             self.recovery_wnd
         } else {
             self.cc.cwnd_bytes()
@@ -642,8 +664,9 @@ impl TcpSender {
             f |= flags::RETX;
             self.counters_mut().retx_pkts += k as u64;
         }
-        if self.in_recovery {
-            // RFC 6937: prr_out counts every byte sent during recovery.
+        if self.in_recovery | self.in_cwr {
+            // RFC 6937: prr_out counts every byte sent during recovery (and during an ECN
+            // reduction: Linux's `tcp_event_data_sent` counts prr_out in both).
             self.prr_out += len as u64;
         }
         if self.cwr_pending {
@@ -728,7 +751,8 @@ impl TcpSender {
         // Draft s3.4: check before sending too, so that what is sent now (retransmissions)
         // carries the mark when the application has nothing more.
         self.check_app_limited();
-        if self.in_recovery && self.s.recovery == Recovery::Sack {
+        if (self.in_recovery && self.s.recovery == Recovery::Sack) | self.in_cwr {
+            // During an ECN reduction the PRR window is compared with pipe, as in recovery.
             self.sack_send(ctx);
             return;
         }
@@ -908,7 +932,12 @@ impl TcpSender {
             }
             self.dupacks = 0;
             let mut partial = false;
+            let ece = self.s.ecn.on() && pkt.flags & flags::ECE != 0;
+            let sample = AckSample { now: ctx.now, bytes_acked: acked, rtt_ps: Some(rtt), srtt_ps: self.srtt, in_flight_bytes: in_flight_before, mss: self.s.mss, snd_una: self.snd_una, snd_max: self.snd_max, ece };
             if self.in_recovery {
+                // Linux calls `in_ack_event` and `pkts_acked` in every state, `cong_avoid` only
+                // outside a window reduction.
+                self.cc.on_ack_in_reduction(&sample);
                 let full = self.recover.is_none_or(|r| ack >= r);
                 if full || self.s.recovery == Recovery::Reno {
                     // RFC 6582 s3.2 step 3 (full ack) / RFC 5681 (any new ack): leave recovery,
@@ -932,10 +961,24 @@ impl TcpSender {
                     }
                 }
             } else {
-                let ece = self.s.ecn.on() && pkt.flags & flags::ECE != 0;
-                self.cc.on_ack(&AckSample { now: ctx.now, bytes_acked: acked, rtt_ps: Some(rtt), srtt_ps: self.srtt, in_flight_bytes: in_flight_before, mss: self.s.mss, snd_una: self.snd_una, snd_max: self.snd_max, ece });
+                if self.in_cwr && ack > self.cwr_high {
+                    // Linux tcp_fastretrans_alert in CA_CWR: the reduction ends once an
+                    // acknowledgement covers more than high_seq (the CWR flag has reached the
+                    // receiver); tcp_end_cwnd_reduction sets cwnd = ssthresh, which is the
+                    // controller's window, unchanged since on_ecn. ns-3 ends CA_CWR alike.
+                    self.in_cwr = false;
+                    self.cc.on_recovery_exit(ctx.now);
+                }
+                if self.in_cwr || (ece && self.ecn_may_react() && self.ecn_starts_cwr()) {
+                    // RFC 3168 s6.1.2: no window increase for an ECN echo; Linux enters CWR
+                    // before `tcp_cong_control`, which then reduces instead of growing, on this
+                    // acknowledgement and every one until the reduction ends.
+                    self.cc.on_ack_in_reduction(&sample);
+                } else {
+                    self.cc.on_ack(&sample);
+                }
             }
-            if self.s.ecn.on() && pkt.flags & flags::ECE != 0 {
+            if ece {
                 self.on_ece(ctx);
             }
             if self.snd_una >= self.total_bytes {
@@ -980,7 +1023,7 @@ impl TcpSender {
                 if may_recover {
                     self.enter_recovery(ctx);
                 }
-            } else if self.dupacks < self.s.dupack_threshold && self.s.limited_transmit {
+            } else if self.dupacks < self.s.dupack_threshold && self.s.limited_transmit && !self.in_cwr {
                 // RFC 3042: send one new segment per early duplicate, within cwnd + 2 segments.
                 let len = (self.offered_bytes - self.snd_nxt.min(self.offered_bytes)).min(self.s.mss as u64);
                 let allowance = self.cc.cwnd_bytes().min(self.rwnd) + self.dupacks as u64 * self.s.mss as u64;
@@ -993,7 +1036,7 @@ impl TcpSender {
                 return;
             }
         }
-        if self.in_recovery && self.s.recovery == Recovery::Sack && self.s.prr {
+        if (self.in_recovery | self.in_cwr) && self.s.recovery == Recovery::Sack && self.s.prr {
             self.prr_on_ack(delivered);
         }
         self.try_send_inline(ctx);
@@ -1024,18 +1067,28 @@ impl TcpSender {
     fn enter_recovery(&mut self, ctx: &mut TransportCtx) {
         let flight = self.snd_max - self.snd_una;
         self.counters_mut().fast_retx += 1;
-        self.cc.on_loss(flight, self.s.mss, ctx.now);
+        // A loss found during an ECN reduction continues it (Linux tcp_enter_recovery: no new
+        // ssthresh and no new PRR start when already in CWR; RFC 3168 s6.1.2, one reaction per
+        // window). ns-3 3.44 does not start a fast recovery in CA_CWR at all (a documented
+        // difference).
+        let from_cwr = std::mem::replace(&mut self.in_cwr, false);
+        if !from_cwr {
+            self.cc.on_loss(flight, self.s.mss, ctx.now);
+            // RFC 6937 s3: initialise at the start of recovery.
+            self.prr_delivered = 0;
+            self.prr_out = 0;
+            self.recover_fs = flight;
+        }
         self.recover = Some(self.snd_max);
         self.recover_after_rto = false;
         self.in_recovery = true;
         self.partial_ack_seen = false;
-        // RFC 6937 s3: initialise at the start of recovery.
-        self.prr_delivered = 0;
-        self.prr_out = 0;
-        self.recover_fs = flight;
         if self.s.recovery == Recovery::Sack {
-            // RFC 6675 s5 step 4.2 (cwnd = ssthresh); PRR resets it on this same ack.
-            self.recovery_wnd = self.cc.cwnd_bytes();
+            // RFC 6675 s5 step 4.2 (cwnd = ssthresh); PRR resets it on this same ack (from an
+            // ECN reduction, to where that reduction has come).
+            if !from_cwr || !self.s.prr {
+                self.recovery_wnd = self.cc.cwnd_bytes();
+            }
         } else {
             // RFC 6582 s3.2 step 2 / RFC 5681 s3.2 step 4: ssthresh + 3 segments.
             self.recovery_wnd = self.cc.cwnd_bytes() + self.s.dupack_threshold as u64 * self.s.mss as u64;
@@ -1057,14 +1110,45 @@ impl TcpSender {
         self.ecn_hold_until = self.snd_max;
     }
 
+    /// An ECN echo may start a reduction now: none is under way (loss recovery or an ECN
+    /// reduction) and none began in the window this acknowledgement ends (RFC 3168 s6.1.2).
+    #[inline]
+    fn ecn_may_react(&self) -> bool {
+        !self.in_recovery && !self.in_cwr && self.snd_una >= self.ecn_hold_until
+    }
+
+    /// The reduction an ECN echo starts is held as a state (Linux's CA_CWR): the window does
+    /// not grow until it ends, and with PRR it comes down gradually. Not for a controller that
+    /// sets the window itself (BBR: Linux enters CWR, but its `cong_control` ignores it) or that
+    /// has no window to reduce ("none").
+    #[inline]
+    fn ecn_starts_cwr(&self) -> bool {
+        !self.cc.sets_recovery_window() && self.cc.answers_ecn()
+    }
+
     fn on_ece(&mut self, ctx: &mut TransportCtx) {
-        if self.in_recovery || self.snd_una < self.ecn_hold_until {
+        if !self.ecn_may_react() {
             return;
         }
         let flight = self.snd_max - self.snd_una;
+        let cwnd_before = self.cc.cwnd_bytes();
         self.cc.on_ecn(flight, self.s.mss, ctx.now);
         self.ecn_hold_until = self.snd_max;
         self.cwr_pending = true;
+        if self.ecn_starts_cwr() {
+            // Linux tcp_enter_cwr -> tcp_init_cwnd_reduction: high_seq = snd_nxt, prr_delivered =
+            // prr_out = 0, ssthresh from the controller (on_ecn above). ns-3's EnterCwr alike,
+            // with RecoverFS the data outstanding, as for a loss here (Linux takes the window).
+            self.in_cwr = true;
+            self.cwr_high = self.snd_max;
+            self.prr_delivered = 0;
+            self.prr_out = 0;
+            self.recover_fs = flight;
+            // Without PRR the window is the reduced one at once and stays there until the
+            // reduction ends (ns-3's classic recovery: cwnd = ssthresh at EnterCwr). With PRR
+            // the window starts from the one in force and prr_on_ack sets it on this ack.
+            self.recovery_wnd = if self.cwr_uses_prr() { cwnd_before } else { self.cc.cwnd_bytes() };
+        }
     }
 
     /// The retransmission timer fired.
@@ -1085,6 +1169,7 @@ impl TcpSender {
         self.recover = Some(self.snd_max);
         self.recover_after_rto = true;
         self.in_recovery = false;
+        self.in_cwr = false;
         self.dupacks = 0;
         // RFC 6298 s5.5: back off the timer.
         self.rto = (self.rto * 2).min(self.s.max_rto_ps);

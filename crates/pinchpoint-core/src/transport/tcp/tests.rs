@@ -398,6 +398,146 @@ fn prr_slow_starts_back_to_ssthresh_when_the_losses_leave_pipe_below_it() {
 }
 
 // ------------------------------------------------------------------------------------------
+// The reduction an ECN echo starts (RFC 3168 s6.1.2; Linux CA_CWR with PRR, ns-3 EnterCwr)
+// ------------------------------------------------------------------------------------------
+
+/// An acknowledgement of `ack` carrying ECE when `ece`.
+fn ecn_ack(ack: u64, sacked: &[(u64, u64)], ece: bool) -> Packet {
+    let mut p = ack_pkt(ack, sacked, 0);
+    if ece {
+        p.flags |= flags::ECE;
+    }
+    p
+}
+
+/// A sender of 20 segments in flight (initial window 20) with RFC 3168 ECN and `recovery`.
+fn ecn_sender_with_window_of_20(e: &mut Harness, recovery: Recovery, prr: bool) -> super::sender::TcpSender {
+    use super::sender::EcnMode;
+    let mut s = sender(SenderSettings { ecn: EcnMode::Rfc3168, limited_transmit: false, ..settings(recovery, prr) }, 20, u64::MAX);
+    e.call(|c| { s.offer(u64::MAX, c); s.start(c) });
+    assert_eq!(take(e).len(), 20);
+    s
+}
+
+#[test]
+fn an_ecn_echo_brings_the_window_down_by_prr_over_one_window_without_growth() {
+    // Window 20, the first acknowledgement (of one segment) carries ECE: ssthresh = 9.5
+    // segments, half the 19 then in flight (RFC 5681 FlightSize, as ns-3's GetSsThresh(
+    // BytesInFlight()); Linux halves cwnd, 10), RecoverFS = 19. While pipe > ssthresh, sndcnt
+    // = ceil(prr_delivered * 9.5 / 19) - prr_out: one new segment per two delivered, so pipe
+    // falls from 20 towards ssthresh over the window (Linux tcp_cwnd_reduction; an immediate
+    // cut sends nothing for eleven acknowledgements, then one each). At the twentieth pipe is
+    // 9 segments, below ssthresh, and PRR-SSRB allows ssthresh - pipe = half a segment:
+    // nothing. The first new segment carries CWR.
+    let mut e = end();
+    let mut s = ecn_sender_with_window_of_20(&mut e, Recovery::Sack, true);
+    let mut sent_per_ack = Vec::new();
+    let mut first_new = None;
+    for k in 1..=20u64 {
+        e.call(|c| s.on_ack(&ecn_ack(k * M, &[], k == 1), c));
+        if k == 1 {
+            assert!(s.in_cwr());
+            assert_eq!(s.cc().ssthresh_bytes(), 9_500);
+        }
+        let out: Vec<Packet> = e.out.drain(..).map(|(p, _)| p).collect();
+        if first_new.is_none() {
+            first_new = out.first().cloned();
+        }
+        sent_per_ack.push(out.len());
+        // The window in force is pipe + sndcnt, and the controller's window is not grown.
+        assert_eq!(s.cc().cwnd_bytes(), 9_500, "ack {k}");
+        assert_eq!(s.cwnd_bytes(), s.send_window());
+    }
+    assert_eq!(sent_per_ack, [[0, 1].repeat(9), vec![0, 0]].concat(), "one new segment per two delivered");
+    assert!(first_new.unwrap().flags & flags::CWR != 0, "the first new segment carries CWR");
+    assert_eq!(s.pipe_bytes(), 9 * M);
+    assert_eq!(s.cwnd_bytes(), 9_500);
+    // The reduction ends when an acknowledgement covers more than snd_max at the echo (20
+    // segments): then the window is ssthresh, from where congestion avoidance counts bytes.
+    assert!(s.in_cwr());
+    e.call(|c| s.on_ack(&ecn_ack(21 * M, &[], false), c));
+    assert!(!s.in_cwr());
+    assert_eq!(s.cwnd_bytes(), 9_500);
+}
+
+#[test]
+fn without_prr_an_ecn_echo_cuts_the_window_at_once_and_holds_it_for_the_window() {
+    // NewReno recovery (no SACK): ns-3's classic recovery sets cwnd = ssthresh at EnterCwr and
+    // does not grow it until CA_CWR ends (ssthresh 9.5 segments, as above). Nothing is sent
+    // until flight + one segment fits in it, at the twelfth acknowledgement.
+    let mut e = end();
+    let mut s = ecn_sender_with_window_of_20(&mut e, Recovery::NewReno, false);
+    let mut sent_per_ack = Vec::new();
+    for k in 1..=20u64 {
+        e.call(|c| s.on_ack(&ecn_ack(k * M, &[], k == 1), c));
+        sent_per_ack.push(take(&mut e).len());
+        assert_eq!(s.cwnd_bytes(), 9_500, "ack {k}");
+    }
+    assert_eq!(sent_per_ack, [vec![0; 11], vec![1; 9]].concat());
+    e.call(|c| s.on_ack(&ecn_ack(21 * M, &[], false), c));
+    assert!(!s.in_cwr());
+    assert_eq!(s.cwnd_bytes(), 9_500);
+}
+
+#[test]
+fn a_second_echo_in_the_same_window_is_ignored_and_one_after_it_reduces_again() {
+    let mut e = end();
+    let mut s = ecn_sender_with_window_of_20(&mut e, Recovery::Sack, true);
+    for k in 1..=20u64 {
+        e.call(|c| s.on_ack(&ecn_ack(k * M, &[], true), c));
+        take(&mut e);
+    }
+    assert_eq!(s.cc().ssthresh_bytes(), 9_500, "one reduction per window (RFC 3168 s6.1.2)");
+    // Past the window (ack 21 covers more than the 20 segments outstanding at the echo).
+    e.call(|c| s.on_ack(&ecn_ack(21 * M, &[], true), c));
+    assert!(s.in_cwr());
+    assert_eq!(s.in_flight(), 8 * M);
+    assert_eq!(s.cc().ssthresh_bytes(), 4 * M, "half of the 8 segments then in flight");
+}
+
+#[test]
+fn a_loss_found_during_an_ecn_reduction_recovers_without_cutting_the_window_again() {
+    // Linux tcp_enter_recovery from CA_CWR keeps ssthresh and the PRR counts.
+    let mut e = end();
+    let mut s = ecn_sender_with_window_of_20(&mut e, Recovery::Sack, true);
+    e.call(|c| s.on_ack(&ecn_ack(M, &[], true), c));
+    take(&mut e);
+    assert_eq!(s.cc().ssthresh_bytes(), 9_500);
+    // Segment 1 lost: segments 2.. SACKed, one per duplicate.
+    for k in 1..=3u64 {
+        e.call(|c| s.on_ack(&ecn_ack(M, &[(2 * M, (2 + k) * M)], false), c));
+    }
+    let sent = take(&mut e);
+    assert!(s.in_recovery() && !s.in_cwr());
+    assert!(sent.contains(&(M, 1000, true)), "fast retransmit of segment 1: {sent:?}");
+    assert_eq!(s.report().fast_retx, 1);
+    assert_eq!(s.cc().ssthresh_bytes(), 9_500, "no second cut for the same window");
+}
+
+#[test]
+fn dctcp_updates_alpha_from_the_acknowledgements_of_a_window_being_reduced() {
+    // Linux's dctcp_update_alpha runs in every state: with every acknowledgement marked and
+    // alpha starting at 0, the first observation window (from the first acknowledgement to
+    // the twentieth, all of it in CWR after the first echo) gives F = 1 and alpha = g.
+    use super::cc::{dctcp::DctcpConfig, AnyCc, CcConfig, CcInit};
+    use super::sender::{EcnMode, TcpSender};
+    let mut e = end();
+    let cc = AnyCc::build(&CcConfig::Dctcp(DctcpConfig { g: 1.0 / 16.0, initial_alpha: 0.0 }), CcInit { mss: MSS, init_cwnd_pkts: 20 });
+    let mut s = TcpSender::new(SenderSettings { ecn: EcnMode::EctAlways, limited_transmit: false, ..settings(Recovery::Sack, true) }, cc, u64::MAX);
+    e.call(|c| { s.offer(u64::MAX, c); s.start(c) });
+    take(&mut e);
+    let alpha = |s: &TcpSender| match s.cc() { AnyCc::Dctcp(d) => d.alpha(), _ => unreachable!() };
+    for k in 1..=19u64 {
+        e.call(|c| s.on_ack(&ecn_ack(k * M, &[], true), c));
+        take(&mut e);
+    }
+    assert!(s.in_cwr(), "alpha 0: no reduction, but the window is held for the window");
+    assert_eq!(alpha(&s), 0.0);
+    e.call(|c| s.on_ack(&ecn_ack(20 * M, &[], true), c));
+    assert_eq!(alpha(&s), 1.0 / 16.0);
+}
+
+// ------------------------------------------------------------------------------------------
 // Retransmission timer (RFC 6298)
 // ------------------------------------------------------------------------------------------
 

@@ -68,17 +68,9 @@ impl Dctcp {
     pub fn alpha(&self) -> f64 {
         self.alpha
     }
-}
-
-impl CongestionControl for Dctcp {
-    fn cwnd_bytes(&self) -> u64 {
-        self.w.cwnd
-    }
-    fn ssthresh_bytes(&self) -> u64 {
-        self.w.ssthresh
-    }
-    fn on_ack(&mut self, ack: &AckSample) {
-        // RFC 8257 s3.3: count acknowledged and ECE-acknowledged bytes.
+    /// RFC 8257 s3.3: counts acknowledged and ECE-acknowledged bytes, and updates alpha at the
+    /// end of each observation window.
+    fn observe(&mut self, ack: &AckSample) {
         self.acked_bytes += ack.bytes_acked;
         if ack.ece {
             self.marked_bytes += ack.bytes_acked;
@@ -93,7 +85,24 @@ impl CongestionControl for Dctcp {
             self.acked_bytes = 0;
             self.marked_bytes = 0;
         }
+    }
+}
+
+impl CongestionControl for Dctcp {
+    fn cwnd_bytes(&self) -> u64 {
+        self.w.cwnd
+    }
+    fn ssthresh_bytes(&self) -> u64 {
+        self.w.ssthresh
+    }
+    fn on_ack(&mut self, ack: &AckSample) {
+        self.observe(ack);
         self.w.grow(ack.bytes_acked, ack.mss);
+    }
+    /// Linux updates alpha in `in_ack_event`, on every acknowledgement whatever the state:
+    /// the acknowledgements of a window being reduced (after an ECN echo or a loss) count too.
+    fn on_ack_in_reduction(&mut self, ack: &AckSample) {
+        self.observe(ack);
     }
     fn on_ecn(&mut self, _in_flight: u64, mss: u32, _now: SimTime) {
         // RFC 8257 s3.3: cwnd = cwnd (1 - alpha / 2), at least 2 segments (Linux).

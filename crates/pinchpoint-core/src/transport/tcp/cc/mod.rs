@@ -161,7 +161,7 @@ pub trait CongestionControl {
     fn cwnd_bytes(&self) -> u64;
     /// Slow-start threshold, bytes.
     fn ssthresh_bytes(&self) -> u64;
-    /// New data was acknowledged outside loss recovery.
+    /// New data was acknowledged outside a window reduction (loss recovery or an ECN reduction).
     fn on_ack(&mut self, ack: &AckSample);
     /// Loss detected by duplicate acknowledgements; sets the window recovery starts from.
     fn on_loss(&mut self, in_flight_bytes: u64, mss: u32, now: SimTime);
@@ -171,8 +171,20 @@ pub trait CongestionControl {
     fn on_ecn(&mut self, in_flight_bytes: u64, mss: u32, now: SimTime) {
         self.on_loss(in_flight_bytes, mss, now)
     }
-    /// Loss recovery ended (everything outstanding at the loss is acknowledged).
+    /// An acknowledgement advanced snd_una while the window is being reduced (loss recovery or
+    /// an ECN reduction, Linux's CA_Recovery and CA_CWR) or carries the ECN echo that starts a
+    /// reduction: the controller may account for it (Linux's `in_ack_event` and `pkts_acked`
+    /// run in every state) but must not grow the window (`cong_avoid` does not run then).
+    /// Default: nothing.
+    fn on_ack_in_reduction(&mut self, _ack: &AckSample) {}
+    /// A window reduction ended: loss recovery (everything outstanding at the loss is
+    /// acknowledged) or an ECN reduction (Linux's CA_EVENT_COMPLETE_CWR for both).
     fn on_recovery_exit(&mut self, _now: SimTime) {}
+    /// True if an ECN echo reduces this controller's window, so that the sender holds the
+    /// reduction as a state (no growth for a window; PRR). Default: true.
+    fn answers_ecn(&self) -> bool {
+        true
+    }
     /// The sender restarts the window after an idle period: take `r.cwnd_bytes` and
     /// `r.ssthresh_bytes` (Linux sets `snd_cwnd` and `snd_ssthresh` itself), and reset what the
     /// controller tied to the old window or to time, as its Linux counterpart does on
@@ -234,6 +246,8 @@ macro_rules! cc_dispatch {
             #[inline] fn on_timeout(&mut self, f: u64, m: u32, n: SimTime) { match self { $( $Any::$variant(c) => c.on_timeout(f, m, n), )* } }
             #[inline] fn on_ecn(&mut self, f: u64, m: u32, n: SimTime) { match self { $( $Any::$variant(c) => c.on_ecn(f, m, n), )* } }
             #[inline] fn on_recovery_exit(&mut self, n: SimTime) { match self { $( $Any::$variant(c) => c.on_recovery_exit(n), )* } }
+            #[inline] fn on_ack_in_reduction(&mut self, a: &AckSample) { match self { $( $Any::$variant(c) => c.on_ack_in_reduction(a), )* } }
+            #[inline] fn answers_ecn(&self) -> bool { match self { $( $Any::$variant(c) => c.answers_ecn(), )* } }
             fn on_idle_restart(&mut self, r: &IdleRestart) { match self { $( $Any::$variant(c) => c.on_idle_restart(r), )* } }
             fn on_tx_start(&mut self, n: SimTime, i: SimTime) { match self { $( $Any::$variant(c) => c.on_tx_start(n, i), )* } }
             #[inline] fn wants_tx_start(&self) -> bool { match self { $( $Any::$variant(c) => c.wants_tx_start(), )* } }
@@ -294,6 +308,8 @@ impl<T: CongestionControl> CongestionControl for Boxed<T> {
     #[inline] fn on_timeout(&mut self, f: u64, m: u32, n: SimTime) { self.0.on_timeout(f, m, n) }
     #[inline] fn on_ecn(&mut self, f: u64, m: u32, n: SimTime) { self.0.on_ecn(f, m, n) }
     #[inline] fn on_recovery_exit(&mut self, n: SimTime) { self.0.on_recovery_exit(n) }
+    #[inline] fn on_ack_in_reduction(&mut self, a: &AckSample) { self.0.on_ack_in_reduction(a) }
+    #[inline] fn answers_ecn(&self) -> bool { self.0.answers_ecn() }
     fn on_idle_restart(&mut self, r: &IdleRestart) { self.0.on_idle_restart(r) }
     fn on_tx_start(&mut self, n: SimTime, i: SimTime) { self.0.on_tx_start(n, i) }
     #[inline] fn wants_tx_start(&self) -> bool { self.0.wants_tx_start() }

@@ -62,6 +62,11 @@ impl CongestionControl for NoCc {
     fn on_loss(&mut self, _in_flight: u64, _mss: u32, _now: SimTime) {}
     fn on_timeout(&mut self, _in_flight: u64, _mss: u32, _now: SimTime) {}
     fn on_ecn(&mut self, _in_flight: u64, _mss: u32, _now: SimTime) {}
+    /// No window to reduce: an ECN echo changes nothing (the ATN receiver's credit answers
+    /// congestion instead).
+    fn answers_ecn(&self) -> bool {
+        false
+    }
     /// Never called: there is no congestion window to restart, and validation refuses
     /// `tcp.slow_start_after_idle` with cc = "none".
     fn on_idle_restart(&mut self, _r: &super::IdleRestart) {}
