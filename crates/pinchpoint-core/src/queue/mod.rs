@@ -453,6 +453,23 @@ impl QueueConfig {
     }
 }
 
+impl QueueConfig {
+    /// The buffer limit a drop-tail, RED, CoDel, FQ-CoDel or PIE queue runs with, its
+    /// discipline's default filled in where the table gives neither bound (the resolved scenario
+    /// leaves that default out); None for the other disciplines. Each arm is the rule its
+    /// queue's constructor applies.
+    pub fn limit_in_effect(&self) -> Option<BufferLimit> {
+        match self {
+            QueueConfig::DropTail(c) => Some(c.limit.or_default()),
+            QueueConfig::Red(c) => Some(c.limit.or_default()),
+            QueueConfig::Codel(c) => Some(c.limit_in_effect()),
+            QueueConfig::FqCodel(c) => Some(c.limit_in_effect()),
+            QueueConfig::Pie(c) => Some(c.limit_in_effect()),
+            _ => None,
+        }
+    }
+}
+
 impl Default for QueueConfig {
     fn default() -> Self {
         QueueConfig::DropTail(droptail::DropTailConfig::default())
