@@ -247,8 +247,13 @@ pub const DEFAULT_LIMIT_PKTS: u32 = 100;
 impl BufferLimit {
     /// This limit, or [`DEFAULT_LIMIT_PKTS`] packets when it gives neither bound.
     pub fn or_default(self) -> BufferLimit {
+        self.or_pkts(DEFAULT_LIMIT_PKTS)
+    }
+
+    /// This limit, or `pkts` packets when it gives neither bound (a discipline's own default).
+    pub fn or_pkts(self, pkts: u32) -> BufferLimit {
         if self.limit_pkts.is_none() && self.limit_bytes.is_none() {
-            BufferLimit { limit_pkts: Some(DEFAULT_LIMIT_PKTS), limit_bytes: None }
+            BufferLimit { limit_pkts: Some(pkts), limit_bytes: None }
         } else {
             self
         }

@@ -96,11 +96,7 @@ impl PieConfig {
     /// when neither bound is given. The resolved scenario leaves an absent limit out, so the
     /// ns-3 translator asks for this instead of repeating the number.
     pub fn limit_in_effect(&self) -> BufferLimit {
-        let mut limit = self.limit;
-        if limit.limit_pkts.is_none() && limit.limit_bytes.is_none() {
-            limit.limit_pkts = Some(DEFAULT_LIMIT_PKTS);
-        }
-        limit
+        self.limit.or_pkts(DEFAULT_LIMIT_PKTS)
     }
 }
 
