@@ -3,6 +3,9 @@
 //! wraps as NumPy / Arrow without copying row by row.
 
 use pinchpoint_core::metrics::table::{ColumnData, Table};
+use pinchpoint_core::queue::QueueConfig;
+use pinchpoint_core::scenario::schema::TcpConfig;
+use pinchpoint_core::transport::tcp::cc::CcConfig;
 use pinchpoint_core::scenario::{self, presets, Scenario};
 use pinchpoint_core::sim::{ps_to_secs, secs_to_ps};
 use pinchpoint_core::Simulation;
@@ -91,6 +94,53 @@ fn paths_at<'py>(py: Python<'py>, text: &str, origin: &str, fmt: &str, t_s: f64)
     d.set_item("ports", ports)?;
     let flows: Vec<(String, Vec<u32>, Vec<u32>)> = sim.paths_at(secs_to_ps(t_s)).into_iter().map(|f| (f.flow, f.forward, f.reverse)).collect();
     d.set_item("flows", flows)?;
+    Ok(d)
+}
+
+/// The values a queue table runs with where the resolved scenario leaves a default out, for the
+/// ns-3 translator: `kind`, the buffer limit in effect (`limit_pkts`, `limit_bytes`, either may
+/// be None) and for RED the thresholds in effect (`min_th`, `max_th`, `th_in_bytes`). `table` is
+/// the queue table as JSON (as in a resolved scenario); None stands for a link that gives no
+/// queue (the port's default discipline). Only drop-tail, RED, CoDel, FQ-CoDel and PIE.
+#[pyfunction]
+#[pyo3(signature = (table = None))]
+fn queue_in_effect<'py>(py: Python<'py>, table: Option<&str>) -> PyResult<Bound<'py, PyDict>> {
+    let q: QueueConfig = match table {
+        None => QueueConfig::default(),
+        Some(t) => serde_json::from_str(t).map_err(|e| PyValueError::new_err(format!("queue table: {e}")))?,
+    };
+    let limit = q.limit_in_effect().ok_or_else(|| PyValueError::new_err("queue table: expected droptail, red, codel, fq_codel or pie"))?;
+    let d = PyDict::new(py);
+    d.set_item("kind", q.kind())?;
+    d.set_item("limit_pkts", limit.limit_pkts)?;
+    d.set_item("limit_bytes", limit.limit_bytes.map(|b| b.0))?;
+    if let QueueConfig::Red(c) = &q {
+        let th = c.thresholds();
+        d.set_item("min_th", th.min)?;
+        d.set_item("max_th", th.max)?;
+        d.set_item("th_in_bytes", th.in_bytes)?;
+    }
+    Ok(d)
+}
+
+/// The controller a TCP flow runs when its `cc` is absent (the resolved scenario then leaves
+/// `cc` out), as a JSON table with `kind` and every parameter, for the ns-3 translator.
+#[pyfunction]
+fn default_cc() -> String {
+    serde_json::to_string(&CcConfig::default()).expect("a controller config serialises")
+}
+
+/// The loss recovery a flow's `tcp` table (JSON, as in a resolved scenario) runs with, which the
+/// resolved scenario leaves to these rules when `sack`, `recovery` or `prr` is absent: `sack`
+/// (SACK blocks exchanged), `recovery` ("sack", "newreno" or "reno") and `prr` (RFC 6937 in SACK
+/// recovery), for the ns-3 translator.
+#[pyfunction]
+fn tcp_in_effect<'py>(py: Python<'py>, table: &str) -> PyResult<Bound<'py, PyDict>> {
+    let t: TcpConfig = serde_json::from_str(table).map_err(|e| PyValueError::new_err(format!("tcp table: {e}")))?;
+    let d = PyDict::new(py);
+    d.set_item("sack", t.sack_enabled())?;
+    d.set_item("recovery", t.recovery_in_use().name())?;
+    d.set_item("prr", t.prr_enabled())?;
     Ok(d)
 }
 
@@ -292,6 +342,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(random_parts, m)?)?;
     m.add_function(wrap_pyfunction!(toml_to_json, m)?)?;
     m.add_function(wrap_pyfunction!(paths_at, m)?)?;
+    m.add_function(wrap_pyfunction!(queue_in_effect, m)?)?;
+    m.add_function(wrap_pyfunction!(tcp_in_effect, m)?)?;
+    m.add_function(wrap_pyfunction!(default_cc, m)?)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("ResourceLimitError", m.py().get_type::<ResourceLimitError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

@@ -1,7 +1,6 @@
 """The one translator from a pinchpoint scenario to an ns-3 program (issue 9).
 
-:func:`translate` turns a resolved scenario (``tomllib.loads(pinchpoint.validate(path))``, or any
-dict in the scenario format) into a *plan*: plain JSON data that :mod:`.ns3_run` builds in ns-3
+:func:`translate` turns a scenario (a dict in the scenario format) into a *plan*: plain JSON data that :mod:`.ns3_run` builds in ns-3
 3.44 (nodes, point-to-point links, AQM queue discs, applications) together with the
 ``Config::SetDefault`` attributes that configure ns-3's TCP like pinchpoint's. Both ``pinchpoint crossval`` and
 ``pinchpoint bench --against ns3`` (the benchmark preset is an ordinary scenario) go through it.
@@ -11,14 +10,23 @@ Only settings with a faithful ns-3 counterpart are translated; anything else rai
 simulators run the same setting with a documented difference (``reno`` as NewReno, HyStart++ as
 Linux HyStart), the plan carries a caveat that the front ends print. The mapping, setting by
 setting, is in ``docs/crossval.md``.
+
+Every pinchpoint default the plan needs comes from the engine, never from a number written here:
+the scenario is first resolved by the native validator (which writes out every default it has),
+and the few defaults the resolved form leaves out (a queue's buffer limit, RED's thresholds,
+the loss recovery of a ``tcp`` table without ``sack``/``recovery``/``prr``) are asked of the
+native module (``queue_in_effect``, ``tcp_in_effect``). So a changed Rust default moves both
+sides of the cross-check at once. The numbers that remain are ns-3's side of the mapping.
 """
 
 from __future__ import annotations
 
+import json
 import tomllib
 from pathlib import Path
 from typing import Any
 
+from .. import _native
 from ..units import parse as _parse_unit
 
 #: ns-3 adds IP (20) + TCP (20) + timestamp option (12) bytes to every segment and ACK.
@@ -26,7 +34,8 @@ NS3_IP_TCP_HEADER_BYTES = 52
 #: PointToPointNetDevice frames every packet with a 2-byte PPP header.
 PPP_HEADER_BYTES = 2
 IP_UDP_HEADER_BYTES = 28
-DEFAULT_QUEUE_PKTS = 100
+#: ns-3's TcpSocketBase caps the retransmission timeout at 60 s whatever MaxRto says.
+NS3_MAX_RTO_S = 60.0
 SINK_PORT_BASE = 5000
 #: BulkSend write size. It never changes the wire (TCP cuts SegmentSize pieces from its buffer) but
 #: the ns-3 default of 512 B fills a 64 MiB send buffer with ~131k Packet objects per flow
@@ -38,12 +47,6 @@ SOCKET_BUFFER_BYTES = 64 * 1024 * 1024
 #: queue could not take one more packet, so with 1p one packet waits in the device while another is
 #: on the wire; 0p would drop everything. pinchpoint's port has no NIC queue (docs/crossval.md).
 AQM_DEVICE_QUEUE = "1p"
-#: pinchpoint's default limits of the AQMs (docs/algorithms/*.md); ns-3's differ (RED 25p, CoDel
-#: 1500000B, PIE 25p), so they are always pinned.
-CODEL_DEFAULT_PKTS = 1000
-FQ_CODEL_DEFAULT_PKTS = 10240
-PIE_DEFAULT_PKTS = 1000
-RED_DEFAULT_TH_PKTS = (5.0, 15.0)
 QDISC_KINDS = {"red": "RedQueueDisc", "codel": "CoDelQueueDisc", "fq_codel": "FqCoDelQueueDisc",
                "pie": "PieQueueDisc"}
 _LIMIT_KEYS = {"kind", "limit_pkts", "limit_bytes", "ecn"}
@@ -67,10 +70,6 @@ CONTROLLERS: dict[str, tuple[str, dict[str, str]]] = {
                                 "reno_friendly": "TcpFriendliness", "hystart": "HyStart"}),
     "bbr": ("ns3::TcpBbr", {}),
 }
-#: pinchpoint's defaults of the mapped parameters (docs/algorithms/cubic.md), pinned on the ns-3 side
-#: too so that an ns-3 default never stands in for ours.
-CC_DEFAULTS = {"cubic": {"beta": 0.7, "c": 0.4, "fast_convergence": True, "reno_friendly": True,
-                         "hystart": "hystart++"}}
 
 # Pinned for every run: ns-3 defaults that differ from pinchpoint's sender, or that are pinned so that
 # a later ns-3 default cannot silently diverge. (attribute, value)
@@ -159,12 +158,13 @@ class _Translator:
         if extra:
             raise self.no(f"{field}.{extra[0]}", "has no ns-3 counterpart in the cross-validation subset")
 
-    def limit(self, field: str, q: dict, default_pkts: int) -> str:
-        """ns-3 QueueSize ("Np" / "NB") of a queue table's limit (``default_pkts`` when unset)."""
-        pk, by = q.get("limit_pkts"), q.get("limit_bytes")
+    def limit(self, field: str, eff: dict) -> str:
+        """ns-3 QueueSize ("Np" / "NB") of the limit a queue runs with (``eff``: the engine's
+        :func:`_native.queue_in_effect` of its table, the discipline's default filled in)."""
+        pk, by = eff["limit_pkts"], eff["limit_bytes"]
         if pk is not None and by is not None:
             raise self.no(field, "limit_pkts and limit_bytes together; an ns-3 queue has one limit")
-        return f"{parse_size(by)}B" if by is not None else f"{int(pk) if pk is not None else default_pkts}p"
+        return f"{by}B" if by is not None else f"{pk}p"
 
     def queue(self, field: str, q: Any, rate_bps: float, delay_s: float) -> tuple[str, dict | None]:
         """(ns-3 device queue MaxSize, queue disc or None) for one queue table (None: default).
@@ -173,49 +173,40 @@ class _Translator:
         disc. An AQM becomes a traffic-control queue disc above a one-packet device queue with flow
         control, so the packets wait in the queue disc, where pinchpoint's port keeps them too."""
         if q is None:
-            return f"{DEFAULT_QUEUE_PKTS}p", None
-        if not isinstance(q, dict):
-            raise self.no(f"{field}.kind", f"expected a queue table, got {q!r}")
-        kind = q.get("kind", "droptail")
+            # No queue given: the port's default discipline, with the limit the engine gives it.
+            return self.limit(field, _native.queue_in_effect(None)), None
+        # The resolved form writes a bare name ("red") as a table with kind.
+        if isinstance(q, str):
+            q = {"kind": q}
+        kind = q["kind"]
         if kind == "droptail":
             self.only(q, {"kind", "limit_pkts", "limit_bytes"}, field)
-            return self.limit(field, q, DEFAULT_QUEUE_PKTS), None
+            return self.limit(field, _native.queue_in_effect(json.dumps(q))), None
         build = getattr(self, f"qdisc_{kind}", None)
         if build is None:
             raise self.no(f"{field}.kind", f"{kind!r} has no ns-3 counterpart here (expected one of droptail, "
                           f"{', '.join(QDISC_KINDS)})")
         self.only(q, QDISC_KEYS[kind], field)
-        qd = build(field, q, rate_bps, delay_s)
+        qd = build(field, q, _native.queue_in_effect(json.dumps(q)), rate_bps, delay_s)
         self.caveats.append(
             f"{field}: ns-3 runs the {QDISC_KINDS[kind]} above a {AQM_DEVICE_QUEUE} device queue (flow control "
             "on), so one packet can wait in the device below the AQM, which neither counts it nor times it; "
             "pinchpoint's port has no such queue (the AQM holds every waiting packet)")
         return AQM_DEVICE_QUEUE, qd
 
-    def qdisc_red(self, field: str, q: dict, rate_bps: float, delay_s: float) -> dict:
+    def qdisc_red(self, field: str, q: dict, eff: dict, rate_bps: float, delay_s: float) -> dict:
         """ns-3's RedQueueDisc. It averages, counts and scales in bytes exactly when its MaxSize is
         in bytes; pinchpoint averages bytes when the thresholds are in bytes and counts and scales
         bytes when ``byte_mode`` is on, so only the two consistent combinations translate."""
-        size = self.limit(field, q, DEFAULT_QUEUE_PKTS)
-        limit = float(size[:-1])
+        size = self.limit(field, eff)
         in_bytes = size.endswith("B")
-        fields_pk = ("min_th_pkts", "max_th_pkts")
-        fields_by = ("min_th_bytes", "max_th_bytes")
-        fields_fr = ("min_th_fraction", "max_th_fraction")
-        given = [f for f in fields_pk + fields_by + fields_fr if q.get(f) is not None]
-        if any(f in fields_by for f in given):
-            th, th_bytes = (float(parse_size(q[f])) for f in fields_by), True
-        elif any(f in fields_fr for f in given):
-            # As pinchpoint: a fraction of limit_pkts if given, else of limit_bytes.
-            th, th_bytes = (float(q[f]) * limit for f in fields_fr), in_bytes
-        else:
-            th, th_bytes = (float(q.get(f, d)) for f, d in zip(fields_pk, RED_DEFAULT_TH_PKTS)), False
-        min_th, max_th = th
+        # The engine's thresholds: its defaults, or the fractions of the limit, already applied.
+        min_th, max_th, th_bytes = float(eff["min_th"]), float(eff["max_th"]), bool(eff["th_in_bytes"])
         if th_bytes != in_bytes:
             raise self.no(f"{field}.{'limit_bytes' if in_bytes else 'limit_pkts'}",
                           "ns-3's RedQueueDisc measures its average in the unit of its limit; give the thresholds "
                           "and the limit in the same unit (both packets or both bytes)")
-        if bool(q.get("byte_mode", False)) != in_bytes:
+        if bool(q["byte_mode"]) != in_bytes:
             raise self.no(f"{field}.byte_mode", "ns-3's RedQueueDisc counts and scales by bytes exactly when its "
                           "limit is in bytes; set byte_mode = true with byte thresholds and limit, false with "
                           "packet ones")
@@ -224,29 +215,28 @@ class _Translator:
                             "empty, pinchpoint's when the last packet has left the wire")
         return {"type": "ns3::RedQueueDisc", "attrs": {
             "MaxSize": size, "MinTh": repr(min_th), "MaxTh": repr(max_th),
-            "QW": repr(float(q.get("w_q", 0.002))), "LInterm": repr(1.0 / float(q.get("max_p", 0.1))),
-            "Gentle": _bool(q.get("gentle", True)), "Wait": _bool(q.get("wait", True)),
-            "MeanPktSize": str(int(q.get("mean_pkt_bytes", 500))),
+            "QW": repr(float(q["w_q"])), "LInterm": repr(1.0 / float(q["max_p"])),
+            "Gentle": _bool(q["gentle"]), "Wait": _bool(q["wait"]),
+            "MeanPktSize": str(int(q["mean_pkt_bytes"])),
             # The idle-time correction counts packets the link could have sent: ns-3 reads the rate from
             # LinkBandwidth, not from the device. LinkDelay only feeds ARED's automatic settings.
             "LinkBandwidth": f"{int(round(rate_bps))}bps", "LinkDelay": _seconds(delay_s),
-            "UseEcn": _bool(q.get("ecn", False)), "UseHardDrop": "true",
+            "UseEcn": _bool(q["ecn"]), "UseHardDrop": "true",
             "ARED": "false", "AdaptMaxP": "false", "FengAdaptive": "false", "NLRED": "false",
             "Ns1Compat": "false"}}
 
     def codel_times(self, q: dict) -> dict:
-        return {"Target": _seconds(parse_time(q.get("target", 0.005))),
-                "Interval": _seconds(parse_time(q.get("interval", 0.1)))}
+        return {"Target": _seconds(parse_time(q["target"])), "Interval": _seconds(parse_time(q["interval"]))}
 
-    def qdisc_codel(self, field: str, q: dict, rate_bps: float, delay_s: float) -> dict:
-        if q.get("ecn"):
+    def qdisc_codel(self, field: str, q: dict, eff: dict, rate_bps: float, delay_s: float) -> dict:
+        if q["ecn"]:
             self.caveats.append(f"{field}.ecn: in the dropping state ns-3's CoDelQueueDisc schedules the mark after "
                                 "a mark from now, pinchpoint (as Linux) from the previous due time")
         return {"type": "ns3::CoDelQueueDisc", "attrs": {
-            "MaxSize": self.limit(field, q, CODEL_DEFAULT_PKTS), **self.codel_times(q),
-            "MinBytes": str(int(q.get("mtu_bytes", 1500))), "UseEcn": _bool(q.get("ecn", False)), "UseL4s": "false"}}
+            "MaxSize": self.limit(field, eff), **self.codel_times(q),
+            "MinBytes": str(int(q["mtu_bytes"])), "UseEcn": _bool(q["ecn"]), "UseL4s": "false"}}
 
-    def qdisc_fq_codel(self, field: str, q: dict, rate_bps: float, delay_s: float) -> dict:
+    def qdisc_fq_codel(self, field: str, q: dict, eff: dict, rate_bps: float, delay_s: float) -> dict:
         if q.get("limit_bytes") is not None:
             raise self.no(f"{field}.limit_bytes", "ns-3's FqCoDelQueueDisc takes a limit in packets only")
         self.caveats.append(
@@ -255,27 +245,27 @@ class _Translator:
             "MinBytes against its own backlog, pinchpoint's against the whole queue's (as Linux)")
         # The per-flow CoDel children take MinBytes from the attribute default (FqCoDel sets only
         # Target, Interval, MaxSize, UseEcn on them), hence the ns3_defaults entry.
-        return {"type": "ns3::FqCoDelQueueDisc", "quantum": int(q.get("quantum_bytes", 1514)),
-                "ns3_defaults": {"ns3::CoDelQueueDisc::MinBytes": str(int(q.get("mtu_bytes", 1500)))},
-                "attrs": {"MaxSize": self.limit(field, q, FQ_CODEL_DEFAULT_PKTS), **self.codel_times(q),
-                          "Flows": str(int(q.get("flows", 1024))), "DropBatchSize": "1", "Perturbation": "0",
-                          "UseEcn": _bool(q.get("ecn", False)), "EnableSetAssociativeHash": "false", "UseL4s": "false"}}
+        return {"type": "ns3::FqCoDelQueueDisc", "quantum": int(q["quantum_bytes"]),
+                "ns3_defaults": {"ns3::CoDelQueueDisc::MinBytes": str(int(q["mtu_bytes"]))},
+                "attrs": {"MaxSize": self.limit(field, eff), **self.codel_times(q),
+                          "Flows": str(int(q["flows"])), "DropBatchSize": "1", "Perturbation": "0",
+                          "UseEcn": _bool(q["ecn"]), "EnableSetAssociativeHash": "false", "UseL4s": "false"}}
 
-    def qdisc_pie(self, field: str, q: dict, rate_bps: float, delay_s: float) -> dict:
-        size = self.limit(field, q, PIE_DEFAULT_PKTS)
+    def qdisc_pie(self, field: str, q: dict, eff: dict, rate_bps: float, delay_s: float) -> dict:
+        size = self.limit(field, eff)
         self.caveats.append(
             f"{field}: ns-3's PieQueueDisc grants the burst allowance from its own burst state machine "
             "(once, then again after 1.5 s quiet), pinchpoint refills it whenever p = 0 and both delays are "
             "below target/2 (RFC 8033 s4.4); ns-3 never drops early with at most 2 "
             + ("x MeanPktSize bytes queued and scales p by size / MeanPktSize (byte limit)"
                if size.endswith("B") else "packets queued (pinchpoint: 2 x mean_pkt_bytes)"))
-        attrs = {"MaxSize": size, "QueueDelayReference": _seconds(parse_time(q.get("target", 0.015))),
-                 "Tupdate": _seconds(parse_time(q.get("t_update", 0.015))),
-                 "MaxBurstAllowance": _seconds(parse_time(q.get("max_burst", 0.15))),
-                 "A": repr(float(q.get("alpha", 0.125))), "B": repr(float(q.get("beta", 1.25))),
-                 "UseEcn": _bool(q.get("ecn", False)), "MarkEcnThreshold": repr(float(q.get("mark_threshold", 0.1))),
-                 "UseDerandomization": _bool(q.get("derandomize", False)),
-                 "MeanPktSize": str(int(q.get("mean_pkt_bytes", 1500))),
+        attrs = {"MaxSize": size, "QueueDelayReference": _seconds(parse_time(q["target"])),
+                 "Tupdate": _seconds(parse_time(q["t_update"])),
+                 "MaxBurstAllowance": _seconds(parse_time(q["max_burst"])),
+                 "A": repr(float(q["alpha"])), "B": repr(float(q["beta"])),
+                 "UseEcn": _bool(q["ecn"]), "MarkEcnThreshold": repr(float(q["mark_threshold"])),
+                 "UseDerandomization": _bool(q["derandomize"]),
+                 "MeanPktSize": str(int(q["mean_pkt_bytes"])),
                  # Timestamps, as pinchpoint (RFC 8033 s4.3); the s5.5 cap; always active (no s5.3 switch).
                  "UseDequeueRateEstimator": "false", "UseCapDropAdjustment": "true", "UseL4s": "false"}
         return {"type": "ns3::PieQueueDisc", "attrs": attrs}
@@ -308,7 +298,9 @@ class _Translator:
                                 "SACK on, recovery is SACK-based on both sides anyway)")
         type_id, names = CONTROLLERS[kind]
         attrs = {}
-        for key, value in sorted({**CC_DEFAULTS.get(kind, {}), **params}.items()):
+        # The resolved form lists every parameter of the controller with its value, the defaults
+        # included, so each is pinned on the ns-3 side and no ns-3 default stands in for ours.
+        for key, value in sorted(params.items()):
             if key not in names:
                 raise self.no(f"{fld}.cc.{key}", f"{type_id} has no attribute for it")
             if key == "hystart":
@@ -338,45 +330,46 @@ class _Translator:
             raise self.no(f"{fld}.tcp.syn_retries", "needs handshake")
         if t.get("recovery") == "reno":
             raise self.no(f"{fld}.tcp.recovery", "'reno' (RFC 5681 fast recovery) has no ns-3 counterpart")
-        if int(t.get("packets_per_segment", 1)) != 1:
+        if int(t["packets_per_segment"]) != 1:
             raise self.no(f"{fld}.tcp.packets_per_segment", "must be 1 (ns-3 sends one packet per segment)")
-        sack = t.get("sack", t.get("recovery") not in ("reno", "newreno"))
-        prr = bool(sack) and t.get("prr", True)
+        # sack, recovery and prr stay unset in the resolved form when not given; the engine's rules
+        # decide them (sack on unless recovery is reno/newreno; PRR only in SACK recovery).
+        rec = _native.tcp_in_effect(json.dumps(t))
         # BBR paces whatever tcp.pacing says, in pinchpoint (docs/algorithms/bbr.md) and in ns-3 (InitPacingRate).
-        pacing = bool(t.get("pacing", False)) or kind == "bbr"
-        if abs(parse_time(t.get("max_rto", 60.0)) - 60.0) > 1e-9:
+        pacing = bool(t["pacing"]) or kind == "bbr"
+        if abs(parse_time(t["max_rto"]) - NS3_MAX_RTO_S) > 1e-9:
             self.caveats.append(f"{fld}.tcp.max_rto: ns-3 caps the RTO at 60 s regardless")
         for k in ("header_bytes", "ack_bytes"):
-            v = int(t.get(k, NS3_IP_TCP_HEADER_BYTES))
+            v = int(t[k])
             if v not in (NS3_IP_TCP_HEADER_BYTES, NS3_IP_TCP_HEADER_BYTES + PPP_HEADER_BYTES):
                 self.caveats.append(f"{fld}.tcp.{k} = {v}: ns-3's is fixed at {NS3_IP_TCP_HEADER_BYTES} B "
                                     f"(IP+TCP+timestamps) + {PPP_HEADER_BYTES} B PPP framing")
-        rto0 = _seconds(parse_time(t.get("initial_rto", 1.0)))
+        rto0 = _seconds(parse_time(t["initial_rto"]))
         return {
-            "ns3::TcpL4Protocol::RecoveryType": "ns3::TcpPrrRecovery" if prr else "ns3::TcpClassicRecovery",
-            "ns3::TcpSocket::SegmentSize": str(int(t.get("mss", 1448))),
-            "ns3::TcpSocket::InitialCwnd": str(int(t.get("init_cwnd_pkts", 10))),
-            "ns3::TcpSocketBase::MinRto": _seconds(parse_time(t.get("min_rto", 0.2))),
+            "ns3::TcpL4Protocol::RecoveryType": "ns3::TcpPrrRecovery" if rec["prr"] else "ns3::TcpClassicRecovery",
+            "ns3::TcpSocket::SegmentSize": str(int(t["mss"])),
+            "ns3::TcpSocket::InitialCwnd": str(int(t["init_cwnd_pkts"])),
+            "ns3::TcpSocketBase::MinRto": _seconds(parse_time(t["min_rto"])),
             "ns3::RttEstimator::InitialEstimation": rto0,
             "ns3::TcpSocket::ConnTimeout": rto0,
-            "ns3::TcpSocket::DelAckCount": "2" if t.get("delayed_ack", False) else "1",
-            "ns3::TcpSocket::DelAckTimeout": _seconds(parse_time(t.get("delayed_ack_timeout", 0.04))),
-            "ns3::TcpSocketBase::Sack": "true" if sack else "false",
-            "ns3::TcpSocketBase::ReTxThreshold": str(int(t.get("dupack_threshold", 3))),
+            "ns3::TcpSocket::DelAckCount": "2" if t["delayed_ack"] else "1",
+            "ns3::TcpSocket::DelAckTimeout": _seconds(parse_time(t["delayed_ack_timeout"])),
+            "ns3::TcpSocketBase::Sack": _bool(rec["sack"]),
+            "ns3::TcpSocketBase::ReTxThreshold": str(int(t["dupack_threshold"])),
             "ns3::TcpSocket::RcvBufSize": str(parse_size(t["max_window"]) if t.get("max_window") is not None
                                               else SOCKET_BUFFER_BYTES),
             "ns3::TcpSocketState::EnablePacing": "true" if pacing else "false",
             # RFC 3168 ECN (TcpSocketState's ClassicEcn mode, the only one NewReno/CUBIC use),
             # negotiated on ns-3's SYN exchange; pinchpoint's subset has no handshake and starts
             # ECN-capable.
-            "ns3::TcpSocketBase::UseEcn": "On" if t.get("ecn", False) else "Off",
+            "ns3::TcpSocketBase::UseEcn": "On" if t["ecn"] else "Off",
         }
 
     def flow(self, i: int, f: dict, names: set) -> dict:
         fld = f"flows[{i}]"
         if f.get("shaper"):
             raise self.no(f"{fld}.shaper", "per-flow shapers are not supported")
-        if int(f.get("priority", 0)) != 0:
+        if int(f["priority"]) != 0:
             raise self.no(f"{fld}.priority", "priority classes are not supported")
         if f.get("start_jitter") is not None and parse_time(f["start_jitter"]) > 0:
             raise self.no(f"{fld}.start_jitter", "random start offsets are not supported")
@@ -384,20 +377,21 @@ class _Translator:
         for end in ("src", "dst"):
             if f[end] not in names:
                 raise self.no(f"{fld}.{end}", f"unknown node {f[end]!r}")
-        transport = f.get("transport", "tcp")
-        wl = f.get("workload", {"kind": "bulk"})
-        wl = {"kind": wl} if isinstance(wl, str) else wl
-        kind, start = wl.get("kind"), parse_time(f.get("start", 0))
+        transport = f["transport"]
+        wl = f["workload"]
+        kind, start = wl["kind"], parse_time(f["start"])
         out = {"name": f["name"], "src": f["src"], "dst": f["dst"], "transport": transport, "start_s": start,
                "workload": kind, "port": SINK_PORT_BASE + i}
         if transport == "tcp":
             if kind not in ("bulk", "file"):
                 raise self.no(f"{fld}.workload.kind", f"{kind!r} over TCP is not supported (bulk, file)")
             out["max_bytes"] = parse_size(wl["size"]) if kind == "file" else 0
-            out["cc"], cc_attrs = self.controller(fld, f.get("cc", "newreno"))
+            # An absent cc stays absent in the resolved form: the engine names the controller it runs.
+            cc = f["cc"] if f.get("cc") is not None else json.loads(_native.default_cc())
+            out["cc"], cc_attrs = self.controller(fld, cc)
             out["ns3_defaults"] = {"ns3::TcpL4Protocol::SocketType": out["cc"], **cc_attrs,
                                    **self.tcp_settings(fld, out["cc"].removeprefix("ns3::Tcp").lower(),
-                                                       dict(f.get("tcp", {})))}
+                                                       dict(f["tcp"]))}
         elif transport == "udp":
             if kind not in ("cbr", "poisson"):
                 raise self.no(f"{fld}.workload.kind", f"{kind!r} over UDP is not supported (cbr, poisson)")
@@ -414,8 +408,8 @@ class _Translator:
 
     def plan(self) -> dict:
         sc = self.sc
-        sim = sc.get("simulation", {})
-        if sim.get("routing", "hops") != "hops":
+        sim = sc["simulation"]
+        if sim["routing"] != "hops":
             raise self.no("simulation.routing", "only 'hops' (ns-3 global routing by hop count)")
         for key, why in (("routes", "explicit or timed routes are not supported"),
                          ("arrivals", "flow arrival processes are not supported")):
@@ -424,8 +418,8 @@ class _Translator:
         nodes = []
         for i, n in enumerate(sc.get("nodes", [])):
             self.only(n, _NODE_KEYS, f"nodes[{i}]")
-            if n.get("kind", "host") not in ("host", "router"):
-                raise self.no(f"nodes[{i}].kind", f"expected host or router, got {n.get('kind')!r}")
+            if n["kind"] not in ("host", "router"):
+                raise self.no(f"nodes[{i}].kind", f"expected host or router, got {n['kind']!r}")
             nodes.append({"name": n["name"]})
         names = {n["name"] for n in nodes}
         links = [self.link(i, l) for i, l in enumerate(sc.get("links", []))]
@@ -452,20 +446,32 @@ class _Translator:
                                       "attribute default for every queue of that type)")
         for _, f in tcp:
             del f["ns3_defaults"]
-        stop = bool(sim.get("stop_when_done", True)) and any(f.get("max_bytes", 0) > 0 for f in flows)
-        return {"origin": self.origin, "duration_s": parse_time(sim.get("duration", 0)), "stop_when_done": stop,
+        stop = bool(sim["stop_when_done"]) and any(f.get("max_bytes", 0) > 0 for f in flows)
+        return {"origin": self.origin, "duration_s": parse_time(sim["duration"]), "stop_when_done": stop,
                 "nodes": nodes, "links": links, "flows": flows, "ns3_defaults": defaults,
                 "caveats": list(dict.fromkeys(self.caveats)), "flow_monitor": True, "sample_s": 0.01}
 
 
+def resolve(scenario: dict, origin: str = "scenario") -> dict:
+    """``scenario`` as the engine resolves it: validated, units canonical, every default the
+    resolved form carries written out. Raises ``ScenarioError`` for a scenario pinchpoint
+    itself refuses (there is nothing to cross-check)."""
+    from .. import api
+    from ..scenario import Scenario
+
+    return tomllib.loads(api.validate(Scenario.from_dict(scenario, origin=origin)))
+
+
 def translate(scenario: dict, origin: str = "scenario") -> dict:
     """Check a scenario dict against the ns-3 subset and return the plan the ns-3 worker builds.
-    Raises :class:`CrossvalUnsupported` ("ORIGIN: FIELD: why") for anything outside the subset."""
-    return _Translator(scenario, origin).plan()
+    The translator reads the scenario :func:`resolve` gives, so pinchpoint's defaults are the
+    engine's own. Raises :class:`CrossvalUnsupported` ("ORIGIN: FIELD: why") for anything
+    outside the subset, ``ScenarioError`` for an invalid scenario."""
+    return _Translator(resolve(scenario, origin), origin).plan()
 
 
 def translate_file(path: str | Path) -> dict:
-    """Validate ``path`` with pinchpoint (defaults resolved) and :func:`translate` it."""
+    """Validate ``path`` with pinchpoint (defaults resolved) and translate it."""
     from .. import api
 
-    return translate(tomllib.loads(api.validate(path)), origin=Path(path).name)
+    return _Translator(tomllib.loads(api.validate(path)), Path(path).name).plan()

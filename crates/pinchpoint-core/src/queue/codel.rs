@@ -53,6 +53,15 @@ pub struct CodelConfig {
     pub limit: BufferLimit,
 }
 
+impl CodelConfig {
+    /// The buffer limit the queue runs with: as configured, or [`DEFAULT_LIMIT_PKTS`] packets
+    /// when neither bound is given. The resolved scenario leaves an absent limit out, so the
+    /// ns-3 translator asks for this instead of repeating the number.
+    pub fn limit_in_effect(&self) -> BufferLimit {
+        self.limit.or_pkts(DEFAULT_LIMIT_PKTS)
+    }
+}
+
 impl Default for CodelConfig {
     fn default() -> Self {
         CodelConfig { target: default_target(), interval: default_interval(), ecn: false, mtu_bytes: default_mtu(), limit: BufferLimit::default() }
@@ -254,10 +263,7 @@ impl QueueNew for Codel {
     type Config = CodelConfig;
     /// Builds a CoDel queue (the configuration must have passed [`CodelConfig::validate`]).
     fn new(cfg: &CodelConfig, _port: PortInfo) -> Self {
-        let mut limit = cfg.limit;
-        if limit.limit_pkts.is_none() && limit.limit_bytes.is_none() {
-            limit.limit_pkts = Some(DEFAULT_LIMIT_PKTS);
-        }
+        let limit = cfg.limit_in_effect();
         Codel {
             fifo: TimedFifo::default(),
             limit,

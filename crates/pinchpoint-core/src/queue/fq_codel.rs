@@ -66,6 +66,15 @@ pub struct FqCodelConfig {
     pub limit: BufferLimit,
 }
 
+impl FqCodelConfig {
+    /// The buffer limit the queue runs with: as configured, or [`DEFAULT_LIMIT_PKTS`] packets
+    /// when neither bound is given. The resolved scenario leaves an absent limit out, so the
+    /// ns-3 translator asks for this instead of repeating the number.
+    pub fn limit_in_effect(&self) -> BufferLimit {
+        self.limit.or_pkts(DEFAULT_LIMIT_PKTS)
+    }
+}
+
 impl Default for FqCodelConfig {
     fn default() -> Self {
         FqCodelConfig {
@@ -142,10 +151,7 @@ impl QueueNew for FqCodel {
     type Config = FqCodelConfig;
     /// Builds an FQ-CoDel queue (the configuration must have passed [`FqCodelConfig::validate`]).
     fn new(cfg: &FqCodelConfig, _port: PortInfo) -> Self {
-        let mut limit = cfg.limit;
-        if limit.limit_pkts.is_none() && limit.limit_bytes.is_none() {
-            limit.limit_pkts = Some(DEFAULT_LIMIT_PKTS);
-        }
+        let limit = cfg.limit_in_effect();
         let n = cfg.flows.max(1);
         FqCodel {
             queues: (0..n).map(|_| FlowQueue { fifo: TimedFifo::default(), codel: CodelState::default(), deficit: 0, list: List::None }).collect(),

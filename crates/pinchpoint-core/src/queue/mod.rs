@@ -247,8 +247,13 @@ pub const DEFAULT_LIMIT_PKTS: u32 = 100;
 impl BufferLimit {
     /// This limit, or [`DEFAULT_LIMIT_PKTS`] packets when it gives neither bound.
     pub fn or_default(self) -> BufferLimit {
+        self.or_pkts(DEFAULT_LIMIT_PKTS)
+    }
+
+    /// This limit, or `pkts` packets when it gives neither bound (a discipline's own default).
+    pub fn or_pkts(self, pkts: u32) -> BufferLimit {
         if self.limit_pkts.is_none() && self.limit_bytes.is_none() {
-            BufferLimit { limit_pkts: Some(DEFAULT_LIMIT_PKTS), limit_bytes: None }
+            BufferLimit { limit_pkts: Some(pkts), limit_bytes: None }
         } else {
             self
         }
@@ -449,6 +454,23 @@ impl QueueConfig {
             QueueConfig::Isda(c) => c.aqm.ecn,
             // SDA refuses ecn = true; the others have no ECN setting.
             QueueConfig::Sda(_) | QueueConfig::Rda(_) | QueueConfig::DropTail(_) | QueueConfig::Priority(_) => false,
+        }
+    }
+}
+
+impl QueueConfig {
+    /// The buffer limit a drop-tail, RED, CoDel, FQ-CoDel or PIE queue runs with, its
+    /// discipline's default filled in where the table gives neither bound (the resolved scenario
+    /// leaves that default out); None for the other disciplines. Each arm is the rule its
+    /// queue's constructor applies.
+    pub fn limit_in_effect(&self) -> Option<BufferLimit> {
+        match self {
+            QueueConfig::DropTail(c) => Some(c.limit.or_default()),
+            QueueConfig::Red(c) => Some(c.limit.or_default()),
+            QueueConfig::Codel(c) => Some(c.limit_in_effect()),
+            QueueConfig::FqCodel(c) => Some(c.limit_in_effect()),
+            QueueConfig::Pie(c) => Some(c.limit_in_effect()),
+            _ => None,
         }
     }
 }

@@ -91,6 +91,15 @@ pub struct PieConfig {
     pub limit: BufferLimit,
 }
 
+impl PieConfig {
+    /// The buffer limit the queue runs with: as configured, or [`DEFAULT_LIMIT_PKTS`] packets
+    /// when neither bound is given. The resolved scenario leaves an absent limit out, so the
+    /// ns-3 translator asks for this instead of repeating the number.
+    pub fn limit_in_effect(&self) -> BufferLimit {
+        self.limit.or_pkts(DEFAULT_LIMIT_PKTS)
+    }
+}
+
 impl Default for PieConfig {
     fn default() -> Self {
         PieConfig {
@@ -179,10 +188,7 @@ impl QueueNew for Pie {
     type Config = PieConfig;
     /// Builds a PIE queue (the configuration must have passed [`PieConfig::validate`]).
     fn new(cfg: &PieConfig, _port: PortInfo) -> Self {
-        let mut limit = cfg.limit;
-        if limit.limit_pkts.is_none() && limit.limit_bytes.is_none() {
-            limit.limit_pkts = Some(DEFAULT_LIMIT_PKTS);
-        }
+        let limit = cfg.limit_in_effect();
         Pie {
             fifo: TimedFifo::default(),
             limit,
