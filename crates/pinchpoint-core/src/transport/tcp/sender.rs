@@ -570,13 +570,13 @@ impl TcpSender {
     }
     /// The window that limits sending now: congestion (or recovery) window and receiver window.
     pub fn send_window(&self) -> u64 {
-        let cwnd = if (self.in_recovery || self.in_cwr) && !self.cc.sets_recovery_window() { self.recovery_wnd } else { self.cc.cwnd_bytes() };
+        let cwnd = if (self.in_recovery && !self.cc.sets_recovery_window()) || (self.in_cwr && self.cwr_uses_prr()) { self.recovery_wnd } else { self.cc.cwnd_bytes() };
         cwnd.min(self.rwnd)
     }
     /// The congestion window in force: the controller's, or the sender's own during a recovery
     /// that sets one (Reno and NewReno inflation, PRR) and during an ECN reduction by PRR.
     pub fn cwnd_bytes(&self) -> u64 {
-        if self.in_cwr || (self.in_recovery && (self.s.recovery != Recovery::Sack || self.s.prr) && !self.cc.sets_recovery_window()) {
+        if (self.in_cwr && self.cwr_uses_prr()) || (self.in_recovery && (self.s.recovery != Recovery::Sack || self.s.prr) && !self.cc.sets_recovery_window()) {
             self.recovery_wnd
         } else {
             self.cc.cwnd_bytes()
@@ -1144,10 +1144,13 @@ impl TcpSender {
             self.prr_delivered = 0;
             self.prr_out = 0;
             self.recover_fs = flight;
-            // Without PRR the window is the reduced one at once and stays there until the
-            // reduction ends (ns-3's classic recovery: cwnd = ssthresh at EnterCwr). With PRR
-            // the window starts from the one in force and prr_on_ack sets it on this ack.
-            self.recovery_wnd = if self.cwr_uses_prr() { cwnd_before } else { self.cc.cwnd_bytes() };
+            // With PRR the window starts from the one in force and prr_on_ack sets it on this
+            // ack. Without, the controller's window is the reduced one at once and, not grown,
+            // stays there until the reduction ends (ns-3's classic recovery: cwnd = ssthresh at
+            // EnterCwr).
+            if self.cwr_uses_prr() {
+                self.recovery_wnd = cwnd_before;
+            }
         }
     }
 
