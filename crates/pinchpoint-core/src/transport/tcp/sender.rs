@@ -312,8 +312,9 @@ pub struct TcpSender {
     /// a new SACK recovery only after a timeout).
     recover_after_rto: bool,
     /// An ECN echo is being answered by a gradual window reduction (Linux's CA_CWR state, ns-3's
-    /// `CA_CWR`): the window is pipe + sndcnt from PRR until an acknowledgement passes
-    /// `cwr_high`. Only with SACK recovery and PRR (see [`TcpSender::cwr_uses_prr`]).
+    /// `CA_CWR`) until an acknowledgement passes `cwr_high`: with SACK recovery and PRR (see
+    /// [`TcpSender::cwr_uses_prr`]) the window is pipe + sndcnt, otherwise the controller's
+    /// reduced window, not grown while the reduction lasts.
     in_cwr: bool,
     /// Counters for the reports. Held inline: a boxed copy allocated at the first
     /// retransmission or RTT sample was one more cold line on every timeout of a flow in
