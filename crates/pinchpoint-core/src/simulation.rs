@@ -573,12 +573,16 @@ impl Simulation {
         // The packet now at the front of the wire just read (its line is in cache) arrives
         // next on that wire: on a busy link many hops later, with its packet long out of
         // cache, and the arrival reads its per-hop fields first thing.
-        if let Some(next) = self.ports[arrived as usize].wire.front() {
+        // SAFETY: `arrived` named the `Arrive` event just handled (see `arrive`).
+        let port = unsafe { self.ports.get_unchecked(arrived as usize) };
+        if let Some(next) = port.wire.front() {
             self.packets.prefetch_hop_fields(next.slot);
         }
-        for i in 1..3 {
-            if let Some(q) = self.queue.arrive_port_at(i) {
-                self.ports[q as usize].prefetch_hot_lines();
+        // The kinds are not decoded and a missing entry is skipped here by the bounds check:
+        // about 20 fewer instructions per hop at N = 10,000 than a decode of each (issue 13).
+        for q in self.queue.ports_after_head() {
+            if let Some(p) = self.ports.get(q as usize) {
+                p.prefetch_hot_lines();
             }
         }
     }

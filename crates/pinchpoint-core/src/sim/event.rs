@@ -301,13 +301,15 @@ impl EventQueue {
         self.net.as_slice().iter().filter_map(|&e| arrive_port(Entry(e).key()))
     }
 
-    /// The port of the `Arrive` entry at position `i` of the link heap's array (0 is its head,
-    /// 1 and 2 the head's children), if there is one: a read-only look for the run loop's
-    /// prefetches (`sim::prefetch`). Which event comes after the head is not known without a
-    /// pop; the head's children are the likeliest.
-    #[inline]
-    pub fn arrive_port_at(&self, i: usize) -> Option<u32> {
-        arrive_port(Entry(*self.net.as_slice().get(i)?).key())
+    /// The ports named by the link heap's entries at positions 1 and 2 of its array (the head's
+    /// children): a read-only look for the run loop's prefetches (`sim::prefetch`). Which event
+    /// comes after the head is not known without a pop; the head's children are the likeliest.
+    /// An `Arrive` and a `TxDone` both touch their port next, so the kind is not decoded; a
+    /// missing entry gives `DATA_MASK`, a port id only a network of `MAX_PORTS` ports has (the
+    /// caller's bounds check skips it elsewhere, and a prefetch of a real port is harmless).
+    #[inline(always)]
+    pub fn ports_after_head(&self) -> [u32; 2] {
+        self.net.head_children().map(|e| (Entry(e).key() & DATA_MASK) as u32)
     }
 
     /// Time of the earliest event, if any.

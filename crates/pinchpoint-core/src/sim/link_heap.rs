@@ -55,6 +55,14 @@ impl LinkHeap {
         &self.slots[..self.slots.len() - 1]
     }
 
+    /// The keys at positions 1 and 2 of the array (the head's children, one of which is the
+    /// likeliest next head), `u128::MAX` where the heap has none: a read-only look for the run
+    /// loop's prefetches.
+    #[inline(always)]
+    pub fn head_children(&self) -> [u128; 2] {
+        [self.slots.get(1).copied().unwrap_or(EMPTY), self.slots.get(2).copied().unwrap_or(EMPTY)]
+    }
+
     /// The smallest key, or `u128::MAX` when the heap is empty: one load, no branch.
     #[inline(always)]
     pub fn head(&self) -> u128 {

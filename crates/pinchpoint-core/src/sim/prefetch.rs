@@ -60,6 +60,24 @@ mod tests {
     }
 
     #[test]
+    fn the_ports_after_the_head_are_the_link_heap_head_s_children_whatever_their_kind() {
+        let mut q = EventQueue::default();
+        q.push(5, Event::Arrive { port: 9 });
+        // One link event: nothing after the head; a missing entry names no port of a network
+        // below MAX_PORTS ports.
+        let none = (crate::sim::event::MAX_PORTS - 1) as u32;
+        assert_eq!(q.ports_after_head(), [none, none]);
+        q.push(7, Event::TxDone { port: 4 });
+        q.push(6, Event::Arrive { port: 2 });
+        q.push(1, Event::FlowTimer { flow: 3, timer: 1 });
+        // The timer heap is not looked at; of the three link events the head (time 5) is left out.
+        let mut after = q.ports_after_head();
+        after.sort();
+        assert_eq!(after, [2, 4]);
+        assert_eq!(q.len(), 4);
+    }
+
+    #[test]
     fn prefetching_any_address_neither_faults_nor_changes_the_value() {
         let v = [7u64; 40];
         prefetch_bytes(&v, usize::MAX);
