@@ -500,7 +500,7 @@ impl Simulation {
     //
     // At N = 100,000 with start jitter about a third of the events are flow timers
     // (retransmission timeouts of flows in backoff), each on a flow no cache holds, and the
-    // timer at the timer heap's head fires one to two hops later. So each timer event asks for
+    // timer at the timer store's head fires one to two hops later. So each timer event asks for
     // what the next one will touch, in steps that each wait for the line the step before asked
     // for: the next timer's flow when this event starts; its boxed transport, its route's
     // first hop and its first port (retransmissions and first packets enter there; the port's

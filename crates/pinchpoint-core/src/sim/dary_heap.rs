@@ -1,7 +1,8 @@
 //! A 4-ary min-heap of 128-bit keys laid out so that the four children of a node share one
-//! 64-byte cache line: the timer store of the event queue (`sim::event`).
+//! 64-byte cache line: the near and far parts of the event queue's timer store
+//! (`sim::timer_wheel`), and the whole store before it (`sim::event`).
 //!
-//! Why: at large N the timer heap holds about one entry per flow (101,000 at N = 100,000, 1.6
+//! Why: at large N the timer heap held about one entry per flow (101,000 at N = 100,000, 1.6
 //! MB) and a binary heap's pop walks ~17 levels, the lower ones cold in cache: every level is
 //! another line. Four 16-byte keys fill a line exactly, so a 4-ary heap whose sibling groups
 //! start on a line boundary touches one line per level and has half the levels (~9). LaMarca

@@ -10,8 +10,8 @@
 //! Events are small `Copy` values that name their target by arena index; no packet ever sits
 //! in the heap (links keep their packets in flight in a ring, see `net::port`).
 
-use super::dary_heap::DaryHeap;
 use super::link_heap::LinkHeap;
+use super::timer_wheel::TimerWheel;
 use super::time::SimTime;
 
 /// What happens at an instant. Every variant names its target by index into an arena.
@@ -151,25 +151,25 @@ impl Entry {
     }
 }
 
-/// Priority queue of future events, in two heaps of packed 16-byte entries: one for link
-/// events (`TxDone`, `Arrive`), whose number follows the busy ports, and one for timers, whose
+/// Priority queue of future events, in two stores of packed 16-byte entries: a heap for link
+/// events (`TxDone`, `Arrive`), whose number follows the busy ports, and a timer store, whose
 /// number follows the flows. The link heap stays shallow however many idle flows there are,
 /// which keeps the per-hop cost flat from 10 to 10,000 flows; a pop compares the two heads,
 /// and the global sequence number keeps FIFO order among equal times across both.
 /// The link heap is a binary heap (a single 4-ary heap for every event measured more
 /// instructions per packet-hop under callgrind: 799 against 748 at N = 10), std's until issue
 /// 13's round 13, now `sim::link_heap` (a cheaper sift for the head's replacement, the run
-/// loop's commonest operation, and a head that reads `u128::MAX` when empty). The timer heap is
-/// a 4-ary heap whose sibling groups fill one cache line (`sim::dary_heap`): at N = 100,000 it
-/// holds about 101,000 entries and a pop walks ~9 lines instead of ~17 (issue 13, round 7;
-/// figures in bench/README.md, "(round 7, dheap)"). Keys are unique, so it pops in exactly
-/// the order std's binary heap did.
+/// loop's commonest operation, and a head that reads `u128::MAX` when empty). The timer store
+/// is a timing wheel of 1.07 ms slots in front of two small heaps (`sim::timer_wheel`, issue
+/// 13, fifteenth session), which replaced a 4-ary heap (`sim::dary_heap`, now its near and far
+/// parts) whose pop walked its whole depth: about 390 instructions at 10,000 flows. Keys are
+/// unique, so either pops in exactly the order std's binary heap did.
 #[derive(Default)]
 pub struct EventQueue {
     /// Link entries (`Entry::0`), smallest (earliest) first.
     net: LinkHeap,
     /// Timer entries (`Entry::0`), smallest (earliest) first.
-    timers: DaryHeap,
+    timers: TimerWheel,
     next_seq: u64,
 }
 
@@ -178,7 +178,7 @@ impl EventQueue {
     pub fn with_capacity(cap: usize) -> Self {
         EventQueue {
             net: LinkHeap::with_capacity(cap),
-            timers: DaryHeap::with_capacity(cap),
+            timers: TimerWheel::with_capacity(cap),
             next_seq: 0,
         }
     }

@@ -6,6 +6,7 @@ pub mod math;
 pub mod prefetch;
 pub mod rng;
 pub mod time;
+pub mod timer_wheel;
 pub mod units;
 
 pub use event::{Event, EventQueue};

@@ -3,7 +3,7 @@
 //! With tens of thousands of flows the state a hop touches (a flow, its boxed transport, a
 //! port and its wire) is no longer in the core's own caches, and each hop waits for several
 //! lines from L3 or memory. Part of that state is known before it is needed: a timer's flow
-//! sits at the head of the timer heap long before the timer fires, the next arrival's port at
+//! sits at the head of the timer store long before the timer fires, the next arrival's port at
 //! the head of the link heap. A prefetch asks for such a line early and goes on; the load that
 //! needs it later finds it close. A prefetch never faults and changes no value, so results
 //! cannot move. On targets other than x86_64 the helpers do nothing.
@@ -49,7 +49,7 @@ mod tests {
         q.push(5, Event::Sample);
         q.push(7, Event::FlowTimer { flow: 3, timer: 1 });
         q.push(2, Event::Arrive { port: 9 });
-        // The timer heap's head is the sample: no flow timer to look at yet.
+        // The timer store's head is the sample: no flow timer to look at yet.
         assert_eq!(q.peek_flow_timer(), None);
         q.pop();
         q.pop();
@@ -70,7 +70,7 @@ mod tests {
         q.push(7, Event::TxDone { port: 4 });
         q.push(6, Event::Arrive { port: 2 });
         q.push(1, Event::FlowTimer { flow: 3, timer: 1 });
-        // The timer heap is not looked at; of the three link events the head (time 5) is left out.
+        // The timer store is not looked at; of the three link events the head (time 5) is left out.
         let mut after = q.ports_after_head();
         after.sort();
         assert_eq!(after, [2, 4]);
