@@ -14,6 +14,13 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 
+/// Rust allocations of the module (scenario parsing and building, the run's state, result
+/// tables) go to mimalloc rather than glibc's malloc: allocation was about 15 % of the CLI's CPU
+/// time beyond the loop at 100,000 flows (issue 13; bench/README.md). Python's own objects keep
+/// Python's allocator.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 create_exception!(_native, ScenarioError, PyValueError, "A scenario is invalid: the message names the file, the field and what was expected.");
 create_exception!(_native, ResourceLimitError, ScenarioError, "A run stopped at a resource bound (live packets, a shaper's backlog): the message names the bound.");
 
