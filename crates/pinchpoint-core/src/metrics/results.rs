@@ -200,7 +200,12 @@ impl Results {
             .iter()
             .map(|p| {
                 let (q_pkts, q_bytes) = p.stats.occupancy_summaries(now);
-                let name = format!("{}->{}", sim.nodes[p.from_node as usize].name, sim.nodes[p.to_node as usize].name);
+                // Appended rather than `format!`ed: 400,000 ports at 100,000 flows.
+                let (from, to) = (&sim.nodes[p.from_node as usize].name, &sim.nodes[p.to_node as usize].name);
+                let mut name = String::with_capacity(from.len() + 2 + to.len());
+                name.push_str(from);
+                name.push_str("->");
+                name.push_str(to);
                 PortRow { p, name, node: &sim.nodes[p.from_node as usize].name, q_pkts, q_bytes }
             })
             .collect();

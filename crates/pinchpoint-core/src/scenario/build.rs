@@ -21,8 +21,23 @@ use crate::transport::tcp::TcpConnection;
 use crate::traffic::Workload;
 use crate::transport::udp::UdpFlow;
 use crate::transport::{AnyTransport, TIMER_APP};
+use rustc_hash::FxHashMap;
 use std::collections::HashMap;
 use std::sync::Arc;
+
+/// Route ids by their port lists: flows with the same path share one route in the arena.
+pub(crate) type RouteCache = FxHashMap<Vec<u32>, u32>;
+
+/// The id of route `path`, added to `routes` the first time it is seen. Looked up before
+/// inserting so that a path already known is not copied (`entry` needs an owned key).
+pub(crate) fn intern_route(cache: &mut RouteCache, routes: &mut RouteArena, path: Vec<u32>) -> u32 {
+    if let Some(&id) = cache.get(&path) {
+        return id;
+    }
+    let id = routes.add(&path);
+    cache.insert(path, id);
+    id
+}
 
 /// Builds the simulation `sc` describes, with `seed` overriding the scenario's seed if given.
 /// `origin` names the scenario in errors.
@@ -33,11 +48,17 @@ pub fn build(sc: &Scenario, seed: Option<u64>, origin: &str) -> Result<Simulatio
         sc.nodes.iter().map(|n| Node { name: n.name.as_str().into(), is_router: n.kind == NodeKind::Router, ports: Box::default() }).collect();
     // Each node's output ports, collected link by link, then boxed into the node.
     let mut node_ports: Vec<Vec<u32>> = vec![Vec::new(); nodes.len()];
-    let index: HashMap<&str, u32> = sc.nodes.iter().enumerate().map(|(i, n)| (n.name.as_str(), i as u32)).collect();
+    // Fx, not SipHash: these maps are keyed by the scenario's own names and paths (nothing an
+    // adversary chooses to collide), and at 100,000 flows their hashing was a tenth of the build.
+    let index: FxHashMap<&str, u32> = sc.nodes.iter().enumerate().map(|(i, n)| (n.name.as_str(), i as u32)).collect();
 
     let mut ports: Vec<Port> = Vec::with_capacity(sc.links.len() * 2);
     let default_queue = QueueConfig::default();
     let trace: Vec<&str> = sc.metrics.queue_trace.iter().map(|s| s.as_str()).collect();
+    // The random streams' labels (`port:A->B`, `flow:NAME`) are written into this one buffer:
+    // a `format!` for each port and flow (and one more for the port's name) was about a third
+    // of the build's instructions at 100,000 flows, formatting machinery and an allocation each.
+    let mut label = String::new();
     for l in &sc.links {
         let a = index[l.a.as_str()];
         let b = index[l.b.as_str()];
@@ -46,7 +67,12 @@ pub fn build(sc: &Scenario, seed: Option<u64>, origin: &str) -> Result<Simulatio
             (b, a, l.rate_ba.unwrap_or(l.rate), l.queue_ba.as_ref().or(l.queue.as_ref()).unwrap_or(&default_queue), &l.hooks_ba),
         ] {
             let rate_bps = rate.bps().max(1);
-            let name = format!("{}->{}", nodes[from as usize].name, nodes[to as usize].name);
+            label.clear();
+            label.push_str("port:");
+            label.push_str(&nodes[from as usize].name);
+            label.push_str("->");
+            label.push_str(&nodes[to as usize].name);
+            let name = &label["port:".len()..];
             let info = PortInfo { rate_bps, delay_ps: l.delay.0 };
             let id = ports.len() as u32;
             let hooks = l.hooks.iter().chain(extra_hooks.iter()).map(|h| {
@@ -55,10 +81,10 @@ pub fn build(sc: &Scenario, seed: Option<u64>, origin: &str) -> Result<Simulatio
                 hook
             }).collect();
             node_ports[from as usize].push(id);
-            let rng = rng::stream(seed, &format!("port:{name}"));
+            let rng = rng::stream(seed, &label);
             let loss = l.loss.as_ref().map(|loss| (loss.build(), rng::stream(seed, &format!("loss:{name}"))));
             let mut port = Port::new(from, to, rate_bps, l.delay.0, AnyQueue::build(q, info), hooks, rng, loss);
-            port.traced = trace.contains(&name.as_str());
+            port.traced = trace.contains(&name);
             port.captured = sc.metrics.capture.iter().any(|c| *c == name);
             port.choose_path();
             ports.push(port);
@@ -85,7 +111,7 @@ pub fn build(sc: &Scenario, seed: Option<u64>, origin: &str) -> Result<Simulatio
     let mut change_times: Vec<SimTime> = rules.iter().map(|r| r.at).filter(|&t| t > 0).collect();
     change_times.sort_unstable();
     change_times.dedup();
-    let mut route_cache: HashMap<Vec<u32>, u32> = HashMap::new();
+    let mut route_cache = RouteCache::default();
 
     let mut flows = Vec::with_capacity(sc.flows.len());
     let mut finite = 0usize;
@@ -109,10 +135,12 @@ pub fn build(sc: &Scenario, seed: Option<u64>, origin: &str) -> Result<Simulatio
             router.path(s, d, &rules, t).map_err(|e| at(e, when.clone()))?;
             router.path(d, s, &rules, t).map_err(|e| at(e, when.clone()))?;
         }
-        let mut intern = |p: Vec<u32>| *route_cache.entry(p.clone()).or_insert_with(|| routes.add(&p));
-        let fwd_route = intern(fwd);
-        let rev_route = intern(rev);
-        let mut flow_rng = rng::stream(seed, &format!("flow:{}", f.name));
+        let fwd_route = intern_route(&mut route_cache, &mut routes, fwd);
+        let rev_route = intern_route(&mut route_cache, &mut routes, rev);
+        label.clear();
+        label.push_str("flow:");
+        label.push_str(&f.name);
+        let mut flow_rng = rng::stream(seed, &label);
         let start = match f.start_jitter {
             Some(j) if j.0 > 0 => f.start.0 + (rng::uniform(&mut flow_rng) * j.0 as f64) as SimTime,
             _ => f.start.0,
@@ -342,7 +370,7 @@ pub(crate) fn build_tcp(settings: &FlowSettings, name: &(impl AsRef<str> + ?Size
 /// process, at the start and after each route change (and the reverse path too when the SYN-ACK
 /// carries ECT, `ect_on_syn`): a setting is refused only when no packet could ever meet it.
 /// Ports are numbered as the build makes them: link i's a->b port is 2i, its b->a port 2i + 1.
-fn check_ecn_pairs(sc: &Scenario, index: &HashMap<&str, u32>, router: &mut Router, rules: &[RouteRule], change_times: &[SimTime]) -> Result<(), (String, String)> {
+fn check_ecn_pairs(sc: &Scenario, index: &FxHashMap<&str, u32>, router: &mut Router, rules: &[RouteRule], change_times: &[SimTime]) -> Result<(), (String, String)> {
     let ect_flow = |s: &FlowSettings| s.transport == TransportKind::Tcp && s.tcp.ecn;
     let queues_mark = sc.links.iter().any(|l| [&l.queue, &l.queue_ab, &l.queue_ba].into_iter().flatten().any(|q| q.marks_ecn()));
     let any_ect = sc.flows.iter().any(|f| ect_flow(&f.settings)) || sc.arrivals.iter().any(|a| ect_flow(&a.settings));

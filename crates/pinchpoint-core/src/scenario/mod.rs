@@ -181,11 +181,31 @@ fn to_toml_chunked(sc: &Scenario) -> Result<String, toml::ser::Error> {
         flows: empty_only(&sc.flows),
     };
     let mut out = toml::to_string(&head)?;
+    /// `{key = [item]}`: serialised as the one-entry map `BTreeMap<&str, [&T; 1]>` was (a map
+    /// of one entry whose value is a one-element tuple), without building a map per element.
+    struct One<'a, T> {
+        key: &'a str,
+        item: &'a T,
+    }
+    impl<T: Serialize> Serialize for One<'_, T> {
+        fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            use serde::ser::SerializeMap;
+            let mut m = s.serialize_map(Some(1))?;
+            m.serialize_entry(self.key, &[self.item])?;
+            m.end()
+        }
+    }
     fn elements<T: Serialize>(out: &mut String, key: &str, items: &[T]) -> Result<(), toml::ser::Error> {
+        use std::fmt::Write;
+        // One document buffer for all elements (`clear` keeps its allocations), written into
+        // `out` through its `Display`, which gives the text `toml::to_string` returns (its
+        // `into_string` splices the same pieces in place) without a String per element.
+        let mut buf = toml::ser::Buffer::new();
         for item in items {
-            let one: std::collections::BTreeMap<&str, [&T; 1]> = [(key, [item])].into_iter().collect();
+            buf.clear();
+            One { key, item }.serialize(toml::ser::Serializer::new(&mut buf))?;
             out.push('\n');
-            out.push_str(&toml::to_string(&one)?);
+            let _ = write!(out, "{buf}");
         }
         Ok(())
     }

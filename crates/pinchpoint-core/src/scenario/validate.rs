@@ -13,7 +13,8 @@ use crate::queue::QueueConfig;
 use crate::registry::FieldError;
 use crate::sim::units::Rate;
 use crate::sim::PS_PER_S;
-use std::collections::HashMap;
+// Fx rather than SipHash: keys are the scenario's own names (see `build`).
+use rustc_hash::FxHashMap as HashMap;
 use std::fmt;
 
 type Problem = (String, String);
@@ -91,7 +92,7 @@ pub fn validate(sc: &Scenario) -> Result<(), Problem> {
     if sc.nodes.is_empty() {
         return err("nodes", "expected at least one node");
     }
-    let mut names: HashMap<&str, usize> = HashMap::new();
+    let mut names: HashMap<&str, usize> = HashMap::default();
     for (i, n) in sc.nodes.iter().enumerate() {
         if n.name.is_empty() {
             return err(format!("nodes[{i}].name"), "expected a non-empty name");
@@ -103,7 +104,7 @@ pub fn validate(sc: &Scenario) -> Result<(), Problem> {
     let node = |path: fmt::Arguments, name: &str| node_index(&names, path, name);
     let mut adj: Vec<Vec<usize>> = vec![Vec::new(); sc.nodes.len()];
     // The link joining each pair of nodes, either orientation.
-    let mut pairs: HashMap<(usize, usize), usize> = HashMap::with_capacity(sc.links.len());
+    let mut pairs: HashMap<(usize, usize), usize> = HashMap::with_capacity_and_hasher(sc.links.len(), Default::default());
     for (i, l) in sc.links.iter().enumerate() {
         let a = node(format_args!("links[{i}].a"), &l.a)?;
         let b = node(format_args!("links[{i}].b"), &l.b)?;
@@ -172,7 +173,7 @@ pub fn validate(sc: &Scenario) -> Result<(), Problem> {
         priority_queue: sc.links.iter().any(|l| link_queues(l).any(|q| matches!(q, QueueConfig::Priority(_)))),
         eca_load: sc.links.iter().any(|l| l.hooks.iter().chain(&l.hooks_ab).chain(&l.hooks_ba).any(|h| h.kind() == "eca_load")),
     };
-    let mut flow_names: HashMap<&str, usize> = HashMap::new();
+    let mut flow_names: HashMap<&str, usize> = HashMap::default();
     for (i, f) in sc.flows.iter().enumerate() {
         if f.name.is_empty() {
             return err(format!("flows[{i}].name"), "expected a non-empty name");

@@ -20,7 +20,6 @@ use crate::scenario::schema::{FlowConfig, Scenario};
 use crate::sim::{ps_to_secs, rng, Event, SimRng, SimTime};
 use crate::simulation::Simulation;
 use crate::transport::{AnyTransport, Transport, NEVER, TIMER_APP};
-use std::collections::HashMap;
 
 /// One arrival process at run time.
 pub struct ProcessState {
@@ -128,12 +127,12 @@ fn intern(groups: &mut Vec<String>, g: &str) -> u32 {
 pub(crate) fn build_state(
     sc: &Scenario,
     seed: u64,
-    index: &HashMap<&str, u32>,
+    index: &rustc_hash::FxHashMap<&str, u32>,
     router: &mut Router,
     rules: &[RouteRule],
     change_times: &[SimTime],
     routes: &mut RouteArena,
-    route_cache: &mut HashMap<Vec<u32>, u32>,
+    route_cache: &mut crate::scenario::build::RouteCache,
 ) -> Result<(ArrivalsState, Vec<(SimTime, u32)>), (String, String)> {
     let mut st = ArrivalsState {
         first_flow: sc.flows.len() as u32,
@@ -161,8 +160,9 @@ pub(crate) fn build_state(
                     path(router, s, d, t)?;
                     path(router, d, s, t)?;
                 }
-                let mut add = |p: Vec<u32>| *route_cache.entry(p.clone()).or_insert_with(|| routes.add(&p));
-                pair_routes.push((add(fwd), add(rev)));
+                let fwd = crate::scenario::build::intern_route(route_cache, routes, fwd);
+                let rev = crate::scenario::build::intern_route(route_cache, routes, rev);
+                pair_routes.push((fwd, rev));
             }
         }
         let init = ProcessInit { n_src: src.len() as u32, n_dst: dst.len() as u32, packet_bytes: a.settings.tcp.mss as u64 };
