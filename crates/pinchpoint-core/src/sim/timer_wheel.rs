@@ -32,6 +32,10 @@ const SLOT_SHIFT: u32 = 64 + 30;
 const SLOTS: usize = 1 << 14;
 /// Words of the occupancy bitmap.
 const WORDS: usize = SLOTS / 64;
+/// The most keys an emptied vector may have room for and still be kept for reuse: a slot that
+/// once held many keys (timers re-armed together) would otherwise lend its room to slots that
+/// hold a few, and every such block would stay allocated.
+const SPARE_MAX_KEYS: usize = 256;
 /// No key: the value `head` holds when the store is empty (never a key: its kind bits are 7).
 const EMPTY: u128 = u128::MAX;
 
@@ -203,7 +207,7 @@ impl TimerWheel {
         self.run.clear();
         std::mem::swap(&mut self.run, &mut self.slots[i]);
         let emptied = std::mem::take(&mut self.slots[i]);
-        if emptied.capacity() > 0 {
+        if (1..=SPARE_MAX_KEYS).contains(&emptied.capacity()) {
             self.spare.push(emptied);
         }
         self.on_wheel -= self.run.len();
@@ -288,6 +292,24 @@ mod tests {
         w.push(key(10 * ms, 8));
         w.push(key(100_000 * ms, 9));
         assert_eq!((w.pop(), w.pop(), w.pop()), (Some(key(10 * ms, 8)), Some(key(100_000 * ms, 9)), None));
+    }
+
+    #[test]
+    fn a_slot_that_held_many_keys_does_not_lend_its_room_to_later_slots() {
+        let ms = 1u64 << 30;
+        let mut w = TimerWheel::default();
+        // 20,000 timers re-armed together into one slot, then one key in each of 100 slots.
+        for seq in 0..20_000 {
+            w.push(key(10 * ms, seq));
+        }
+        for k in 0..100 {
+            w.push(key((20 + k) * ms, 20_000 + k));
+        }
+        while w.pop().is_some() {}
+        let room: usize = w.slots.iter().chain(&w.spare).map(|v| v.capacity()).sum::<usize>() + w.run.capacity();
+        // The big block is gone with the slot after it; the rest hold a few keys' room each.
+        assert!(room < 20_000, "room for {room} keys kept");
+        assert!(w.spare.iter().all(|v| v.capacity() <= SPARE_MAX_KEYS));
     }
 
     proptest! {
