@@ -9,8 +9,8 @@
 //! in time order, which is what a timing wheel (Varghese and Lauck, "Hashed and hierarchical
 //! timing wheels", SOSP 1987) does in constant time per key.
 //!
-//! Layout, by a key's time `t` and the picosecond slot `t >> SLOT_SHIFT` (about 1.07 ms):
-//! - keys before `near_end` (the end of the last slot taken off the wheel) are in `run`, the
+//! Layout, by the slot of a key's time `t` (`t >> 30`: slots of 2^30 ps, about 1.07 ms):
+//! - keys of slots before `cur` (the one after the slot taken off the wheel last) are in `run`, the
 //!   sorted keys of that slot, read from `run_at` on, or in `near`, a heap for keys pushed into
 //!   that range after it was sorted (short timers: pacing, delayed acknowledgements);
 //! - keys of the next `SLOTS` slots are in `slots`, unsorted, one vector per slot;
@@ -52,7 +52,7 @@ pub struct TimerWheel {
     /// The sorted keys of the slot taken off the wheel last; those before `run_at` are gone.
     run: Vec<u128>,
     run_at: usize,
-    /// Keys pushed before `near_end` after `run` was sorted.
+    /// Keys of slots before `cur` pushed after `run` was sorted.
     near: DaryHeap,
     /// The first slot on the wheel: keys of earlier slots are in `run` or `near`.
     cur: u64,
