@@ -416,3 +416,25 @@ def test_documented_commands_quote_every_argument_with_an_arrow(root):
             assert not any(t.startswith(">") for t in tokens), f"{doc.name}: unquoted -> in: {cmd}"
             checked += 1
     assert checked >= 2
+
+
+def test_the_run_summary_lists_the_busiest_ports_by_utilisation_and_the_transfers_as_pandas_would(root):
+    # The summary reads the Arrow tables without pandas (issue 13: converting 400,000 ports to
+    # print 8 took about a second); what it prints must be what the pandas version printed.
+    import pinchpoint as pp
+    from pinchpoint.cli import summary_tables, transfers_line
+
+    r = pp.run(root / "scenarios" / "examples" / "poisson_transfers.toml")
+    flows, ports = summary_tables(r)
+    assert flows.row_count == min(21, len(r.flows) + (len(r.flows) > 20))
+    shown = list(ports.columns[0].cells)
+    links = r.links[["link", "utilisation"]].sort_values("utilisation", ascending=False, kind="stable")
+    expected = [link for link in links["link"] if link in set(r.ports["port"])][:8]
+    assert shown == expected
+    assert list(ports.columns[1].cells) == [f"{u:.3f}" for u in links.set_index("link").loc[expected, "utilisation"]]
+    t = r.transfers
+    done = t[t["completed"]]
+    assert len(done) > 10
+    assert transfers_line(r) == (f"{len(t)} transfers, {len(done)} completed, response time median "
+                                 f"{done['response_time_s'].median():.4g} s, p95 {done['response_time_s'].quantile(0.95):.4g} s "
+                                 f"({r.meta['transfer_slots']} flow slots used)")

@@ -43,6 +43,18 @@ def test_the_key_made_in_memory_equals_the_text_key_for_escapes_non_ascii_and_od
     assert key_of_canonical(canonical, 7) == run_key(sim.resolved_toml, 7)
 
 
+def test_the_key_hashed_natively_while_building_equals_pythons_hash_of_the_canonical_form():
+    files = sorted((ROOT / "scenarios").rglob("*.toml"))
+    for f in files[::5]:
+        sim = _native.Simulation(f.read_text(), str(f), "toml", 12)
+        for seed in (0, 12, 2**64 - 1):
+            assert sim.run_key(seed) == key_of_canonical(sim.canonical_scenario(), seed), f
+    sim = pp.load(odd(), seed=7)
+    for revision in (1, 2, _native.MODEL_REVISION):
+        assert sim.run_key(7, revision) == key_of_canonical(sim.canonical_scenario(), 7, revision)
+    assert sim.run_key(7) == run_key(sim.resolved_toml, 7)
+
+
 def test_a_run_carries_the_key_of_its_resolved_text_and_writes_it(tmp_path):
     r = pp.run(odd(), seed=3)
     assert r.key == run_key(r.scenario_toml, 3)

@@ -75,6 +75,7 @@ def run_pinchpoint(n_flows: int, sim_s: float = 30.0, repeat: int = 1, jitter_ms
     text = json.dumps(sc)
     for _ in range(max(1, repeat)):
         sim = _native.Simulation(text, f"<dumbbell-{n_flows}>", "json")
+        sim.wait_for_texts()  # the resolved scenario's thread, done before the timed loop
         t0 = time.perf_counter()
         sim.run_until(sim.end_s)
         wall = time.perf_counter() - t0

@@ -18,7 +18,9 @@ fn main() {
     let mut t = cpu_s();
     let mut lap = |what: &str| {
         let now = cpu_s();
-        println!("{what:24} {:6.2}", now - t);
+        let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+        let rss = status.lines().find(|l| l.starts_with("VmRSS")).unwrap_or("").to_string();
+        println!("{what:24} {:6.2}   {rss}", now - t);
         t = now;
     };
     let text = std::fs::read_to_string(&path).expect("readable file");

@@ -13,6 +13,9 @@ use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
+use sha2::{Digest, Sha256};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::thread::JoinHandle;
 
 /// Rust allocations of the module (scenario parsing and building, the run's state, result
 /// tables) go to mimalloc rather than glibc's malloc: allocation was about 15 % of the CLI's CPU
@@ -155,9 +158,82 @@ fn tcp_in_effect<'py>(py: Python<'py>, table: &str) -> PyResult<Bound<'py, PyDic
 #[pyclass(name = "Simulation")]
 struct PySimulation {
     sim: Simulation,
+    /// The scenario as built (seed override applied), for the run key's canonical form; shared
+    /// with the thread that writes its texts.
+    scenario: Arc<Scenario>,
+    /// The resolved TOML and the run key's hash, written on a second thread (see `new`).
+    texts: Arc<PendingTexts>,
+}
+
+/// What a scenario's text writer makes: the resolved TOML and the SHA-256 of the canonical
+/// form (`canonical_scenario`; None when only the text path can give that form exactly).
+struct ScenarioTexts {
     resolved_toml: String,
-    /// The scenario as built (seed override applied), for the run key's canonical form.
-    scenario: Scenario,
+    canonical_sha256: Option<Sha256>,
+}
+
+impl ScenarioTexts {
+    fn of(sc: &Scenario) -> Self {
+        ScenarioTexts {
+            resolved_toml: scenario::to_toml_string(sc),
+            canonical_sha256: scenario::canonical_json(sc).map(|c| Sha256::new().chain_update(c.as_bytes())),
+        }
+    }
+}
+
+/// A scenario's texts while their thread writes them, then the texts themselves.
+struct PendingTexts {
+    done: OnceLock<ScenarioTexts>,
+    writer: Mutex<Option<JoinHandle<ScenarioTexts>>>,
+}
+
+impl PendingTexts {
+    fn start(sc: Arc<Scenario>) -> Self {
+        let writer = std::thread::Builder::new()
+            .name("pinchpoint-scenario-texts".into())
+            .spawn(move || ScenarioTexts::of(&sc))
+            .expect("a thread for the scenario's texts");
+        PendingTexts { done: OnceLock::new(), writer: Mutex::new(Some(writer)) }
+    }
+
+    /// The texts, waiting for their thread the first time (callers that wait at once all
+    /// block in `get_or_init` until one has joined it). Called without the GIL.
+    fn wait(&self) -> &ScenarioTexts {
+        self.done.get_or_init(|| {
+            let writer = self.writer.lock().unwrap_or_else(|e| e.into_inner()).take();
+            writer.expect("joined only inside get_or_init").join().expect("the scenario's text writer does not panic")
+        })
+    }
+}
+
+impl PySimulation {
+    fn texts(&self, py: Python<'_>) -> &ScenarioTexts {
+        if self.texts.done.get().is_none() {
+            let texts = Arc::clone(&self.texts);
+            py.detach(move || {
+                texts.wait();
+            });
+        }
+        self.texts.wait()
+    }
+}
+
+/// The run key from a SHA-256 that has hashed the canonical scenario: the seed (and the model
+/// revision from revision 2 on) appended, the first 32 hex digits; what
+/// `pinchpoint.store.key_of_canonical` makes in Python (a test holds them equal).
+fn run_key_from(canonical: &Sha256, seed: u64, model_revision: u32) -> String {
+    use std::fmt::Write;
+    let mut h = canonical.clone();
+    h.update(format!("\nseed={seed}").as_bytes());
+    if model_revision != 1 {
+        h.update(format!("\nmodel={model_revision}").as_bytes());
+    }
+    let mut key = String::with_capacity(64);
+    for b in h.finalize().iter() {
+        let _ = write!(key, "{b:02x}");
+    }
+    key.truncate(32);
+    key
 }
 
 /// A table as a list of (column, dtype, data): numbers as little-endian bytes ("f64", "i64",
@@ -237,13 +313,29 @@ impl PySimulation {
     /// scenario's seed.
     #[new]
     #[pyo3(signature = (text, origin, fmt = "toml", seed = None))]
-    fn new(text: &str, origin: &str, fmt: &str, seed: Option<u64>) -> PyResult<Self> {
-        let mut sc = parse(text, origin, fmt)?;
+    fn new(py: Python<'_>, text: &str, origin: &str, fmt: &str, seed: Option<u64>) -> PyResult<Self> {
+        // Parsed without the GIL, so that Python threads (the CLI imports pyarrow on one
+        // while the scenario is read) run meanwhile.
+        let mut sc = py.detach(|| parse(text, origin, fmt))?;
         if let Some(s) = seed {
             sc.simulation.seed = s;
         }
-        let sim = pinchpoint_core::build(&sc, None, origin).map_err(|e| ScenarioError::new_err(e.to_string()))?;
-        Ok(PySimulation { sim, resolved_toml: scenario::to_toml_string(&sc), scenario: sc })
+        // The resolved TOML and the run key's canonical form depend on the scenario alone, so
+        // a second thread writes them while this one builds and, at large N, while the run
+        // starts: at 100,000 flows the build takes about 0.7 s and the two texts about 1.1 s
+        // (bench/README.md, seventeenth session). They are pure functions of the scenario: the
+        // results do not depend on the threads' timing. `resolved_toml`, `run_key` and
+        // `wait_for_texts` wait for the thread.
+        let sc = Arc::new(sc);
+        let texts = Arc::new(PendingTexts::start(Arc::clone(&sc)));
+        let sim = py.detach(|| pinchpoint_core::build(&sc, None, origin).map_err(|e| e.to_string())).map_err(ScenarioError::new_err)?;
+        Ok(PySimulation { sim, scenario: sc, texts })
+    }
+
+    /// Waits until the resolved TOML and the run key's hash are written (a benchmark calls it
+    /// before timing the run, so that their thread does not share the machine with the loop).
+    fn wait_for_texts(&self, py: Python<'_>) {
+        self.texts(py);
     }
 
     /// The canonical form of the resolved scenario that the run key hashes, as UTF-8 bytes
@@ -252,6 +344,14 @@ impl PySimulation {
     fn canonical_scenario<'py>(&self, py: Python<'py>) -> Option<Bound<'py, PyBytes>> {
         let text = py.detach(|| scenario::canonical_json(&self.scenario))?;
         Some(PyBytes::new(py, text.as_bytes()))
+    }
+
+    /// The run key of this simulation under `seed` (`pinchpoint.store.key_of_canonical` of
+    /// `canonical_scenario()`, without handing the canonical form to Python: 64 MB at 100,000
+    /// flows); None when only the text path can make it.
+    #[pyo3(signature = (seed, model_revision = pinchpoint_core::MODEL_REVISION))]
+    fn run_key(&self, py: Python<'_>, seed: u64, model_revision: u32) -> Option<String> {
+        self.texts(py).canonical_sha256.as_ref().map(|h| run_key_from(h, seed, model_revision))
     }
 
     /// Runs until simulated time `t_s` (seconds), releasing the GIL.
@@ -285,8 +385,8 @@ impl PySimulation {
 
     /// The resolved scenario (TOML, defaults filled in, units canonical).
     #[getter]
-    fn resolved_toml(&self) -> &str {
-        &self.resolved_toml
+    fn resolved_toml(&self, py: Python<'_>) -> &str {
+        &self.texts(py).resolved_toml
     }
 
     /// Run counters: events, packet_hops, packets_high_water.
