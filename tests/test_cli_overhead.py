@@ -88,3 +88,24 @@ def test_a_sweep_point_is_keyed_from_memory_as_from_its_resolved_text():
     assert pp.api.run_key(odd(), 11) == run_key(pp.validate(odd()), 11)
     with pytest.raises(_native.ScenarioError, match="no such scenario file"):
         pp.api.run_key(ROOT / "missing.toml", 1)
+
+
+def test_result_columns_are_handed_over_without_a_copy_read_only_and_outlive_the_simulation():
+    import gc
+
+    from pinchpoint.results import Results
+
+    sim = pp.load(odd(), seed=3)
+    sim.run_until(sim.end_s)
+    raw = sim.results()
+    name, dtype, data = next(c for c in raw["flows"] if c[0] == "sent_pkts")
+    view = memoryview(data)
+    assert view.readonly and view.nbytes == len(data) == 8
+    with pytest.raises(TypeError):
+        view[0] = 1
+    view.release()
+    expected = pp.run(odd(), seed=3).flows
+    r = Results(raw, sim.resolved_toml)
+    del sim, raw, data
+    gc.collect()
+    assert r.flows.equals(expected)

@@ -236,69 +236,115 @@ fn run_key_from(canonical: &Sha256, seed: u64, model_revision: u32) -> String {
     key
 }
 
-/// A table as a list of (column, dtype, data): numbers as little-endian bytes ("f64", "i64",
-/// "u64"), booleans as (rows, bitmap) ("bits", least significant bit first), strings as Arrow's layout ("utf8": a tuple of int32 offsets and the UTF-8
-/// bytes), which Python wraps without making one object per row (at 100,000 flows the ports
-/// table has 400,000 names). Counters are u64 here and int64 in Python: a counter column whose
-/// values all fit is sent as "i64" (no conversion pass on the Python side); one that does not is
-/// sent as "u64" and refused there.
-fn table_to_py<'py>(py: Python<'py>, t: &Table) -> PyResult<Bound<'py, PyList>> {
+/// A column's values in the machine's byte order, handed to Python without a copy: it exports
+/// them through the buffer protocol, read-only, and Arrow wraps that buffer
+/// (`pa.py_buffer`), which keeps this object, and so the values, alive. Copying every column
+/// into a `bytes` object was 200 MB at 100,000 flows (the ports table has 400,000 rows), and
+/// each such allocation was fresh memory for the kernel to zero.
+#[pyclass(frozen, name = "ColumnBuffer")]
+struct ColumnBuffer {
+    values: ColumnValues,
+}
+
+enum ColumnValues {
+    F64(Vec<f64>),
+    U64(Vec<u64>),
+    I64(Vec<i64>),
+    I32(Vec<i32>),
+    U8(Vec<u8>),
+}
+
+impl ColumnValues {
+    fn bytes(&self) -> &[u8] {
+        fn raw<T>(v: &[T]) -> &[u8] {
+            // SAFETY: the element types are plain numbers without padding; the slice covers
+            // exactly their memory and lives as long as `v`.
+            unsafe { std::slice::from_raw_parts(v.as_ptr().cast::<u8>(), std::mem::size_of_val(v)) }
+        }
+        match self {
+            ColumnValues::F64(v) => raw(v),
+            ColumnValues::U64(v) => raw(v),
+            ColumnValues::I64(v) => raw(v),
+            ColumnValues::I32(v) => raw(v),
+            ColumnValues::U8(v) => v,
+        }
+    }
+}
+
+#[pymethods]
+impl ColumnBuffer {
+    /// Length in bytes (as of the `bytes` object this replaced).
+    fn __len__(&self) -> usize {
+        self.values.bytes().len()
+    }
+
+    unsafe fn __getbuffer__(slf: Bound<'_, Self>, view: *mut pyo3::ffi::Py_buffer, flags: std::os::raw::c_int) -> PyResult<()> {
+        use pyo3::exceptions::PyBufferError;
+        if view.is_null() {
+            return Err(PyBufferError::new_err("no view to fill"));
+        }
+        if flags & pyo3::ffi::PyBUF_WRITABLE == pyo3::ffi::PyBUF_WRITABLE {
+            return Err(PyBufferError::new_err("a result column is read-only"));
+        }
+        let bytes = slf.get().values.bytes();
+        // SAFETY: `view` is the caller's; the pointer and length describe memory owned by
+        // `slf`, which the view holds a reference to (`FillInfo` sets `view.obj`).
+        let rc = unsafe { pyo3::ffi::PyBuffer_FillInfo(view, slf.as_ptr(), bytes.as_ptr() as *mut std::os::raw::c_void, bytes.len() as pyo3::ffi::Py_ssize_t, 1, flags) };
+        if rc != 0 {
+            return Err(PyErr::fetch(slf.py()));
+        }
+        Ok(())
+    }
+
+    unsafe fn __releasebuffer__(&self, _view: *mut pyo3::ffi::Py_buffer) {}
+}
+
+/// A table as a list of (column, dtype, data), each column's data a [`ColumnBuffer`] (or a pair
+/// of them) that Python wraps as Arrow buffers without making one object per row: numbers in
+/// the machine's byte order ("f64", "i64", "u64"), booleans as (rows, bitmap) ("bits", least
+/// significant bit first), strings in Arrow's layout ("utf8": int32 offsets and the UTF-8
+/// bytes). Counters are u64 here and int64 in Python: a counter column whose values all fit is
+/// sent as "i64" (no conversion pass on the Python side); one that does not is sent as "u64"
+/// and refused there. The table is consumed: its vectors become the buffers.
+fn table_to_py<'py>(py: Python<'py>, t: Table) -> PyResult<Bound<'py, PyList>> {
     fn column<'py>(py: Python<'py>, name: &str, dtype: &str, data: Bound<'py, PyAny>) -> PyResult<Bound<'py, PyTuple>> {
         PyTuple::new(py, [name.into_pyobject(py)?.into_any(), dtype.into_pyobject(py)?.into_any(), data])
     }
-    /// A numeric column as little-endian bytes, written straight into the Python object's
-    /// buffer: collecting `flat_map(to_le_bytes)` into a Vec first pushed byte by byte and
-    /// copied the whole column once more (about 0.3 CPU s of `sim.results()` at 100,000 flows).
-    fn le_bytes<'py, T>(py: Python<'py>, v: &[T], to_le: impl Fn(&T) -> [u8; 8]) -> PyResult<Bound<'py, PyBytes>> {
-        PyBytes::new_with(py, 8 * v.len(), |buf| {
-            for (chunk, x) in buf.chunks_exact_mut(8).zip(v) {
-                chunk.copy_from_slice(&to_le(x));
-            }
-            Ok(())
-        })
+    fn buffer(py: Python<'_>, values: ColumnValues) -> PyResult<Bound<'_, PyAny>> {
+        Ok(Bound::new(py, ColumnBuffer { values })?.into_any())
     }
     let out = PyList::empty(py);
-    for (name, col) in &t.columns {
+    for (name, col) in t.columns {
         let item = match col {
-            ColumnData::F64(v) => column(py, name, "f64", le_bytes(py, v, |x| x.to_le_bytes())?.into_any())?,
+            ColumnData::F64(v) => column(py, &name, "f64", buffer(py, ColumnValues::F64(v))?)?,
             ColumnData::U64(v) => {
                 let dtype = if v.iter().all(|&x| x <= i64::MAX as u64) { "i64" } else { "u64" };
-                column(py, name, dtype, le_bytes(py, v, |x| x.to_le_bytes())?.into_any())?
+                column(py, &name, dtype, buffer(py, ColumnValues::U64(v))?)?
             }
-            ColumnData::I64(v) => column(py, name, "i64", le_bytes(py, v, |x| x.to_le_bytes())?.into_any())?,
+            ColumnData::I64(v) => column(py, &name, "i64", buffer(py, ColumnValues::I64(v))?)?,
             ColumnData::Bool(v) => {
                 // Arrow's layout: one bit per value, least significant bit first.
                 let mut bits = vec![0u8; v.len().div_ceil(8)];
                 for (i, &x) in v.iter().enumerate() {
                     bits[i / 8] |= (x as u8) << (i % 8);
                 }
-                let pair = PyTuple::new(py, [v.len().into_pyobject(py)?.into_any(), PyBytes::new(py, &bits).into_any()])?;
-                column(py, name, "bits", pair.into_any())?
+                let pair = PyTuple::new(py, [v.len().into_pyobject(py)?.into_any(), buffer(py, ColumnValues::U8(bits))?])?;
+                column(py, &name, "bits", pair.into_any())?
             }
             ColumnData::Str(v) => {
                 let total: usize = v.iter().map(|s| s.len()).sum();
                 if total <= i32::MAX as usize {
-                    let offsets = PyBytes::new_with(py, 4 * (v.len() + 1), |buf| {
-                        let mut end = 0i32;
-                        buf[..4].copy_from_slice(&end.to_le_bytes());
-                        for (chunk, s) in buf[4..].chunks_exact_mut(4).zip(v) {
-                            end += s.len() as i32;
-                            chunk.copy_from_slice(&end.to_le_bytes());
-                        }
-                        Ok(())
-                    })?;
-                    let values = PyBytes::new_with(py, total, |buf| {
-                        let mut at = 0;
-                        for s in v {
-                            buf[at..at + s.len()].copy_from_slice(s.as_bytes());
-                            at += s.len();
-                        }
-                        Ok(())
-                    })?;
-                    let pair = PyTuple::new(py, [offsets, values])?;
-                    column(py, name, "utf8", pair.into_any())?
+                    let mut offsets = Vec::with_capacity(v.len() + 1);
+                    let mut values = Vec::with_capacity(total);
+                    offsets.push(0i32);
+                    for s in &v {
+                        values.extend_from_slice(s.as_bytes());
+                        offsets.push(values.len() as i32);
+                    }
+                    let pair = PyTuple::new(py, [buffer(py, ColumnValues::I32(offsets))?, buffer(py, ColumnValues::U8(values))?])?;
+                    column(py, &name, "utf8", pair.into_any())?
                 } else {
-                    column(py, name, "str", PyList::new(py, v)?.into_any())?
+                    column(py, &name, "str", PyList::new(py, v)?.into_any())?
                 }
             }
         };
@@ -417,20 +463,23 @@ impl PySimulation {
         meta.set_item("transfer_slots", tc.slots)?;
         meta.set_item("transfer_state_bytes_high_water", tc.state_bytes_high_water)?;
         d.set_item("meta", meta)?;
+        let pinchpoint_core::metrics::results::Results {
+            flows, ports, links, flow_series, port_series, packets, queue_trace, capture, transfers, groups, loss_events, loss_events_total, flow_rates, ..
+        } = r;
         for (name, t) in [
-            ("flows", &r.flows),
-            ("ports", &r.ports),
-            ("links", &r.links),
-            ("flow_series", &r.flow_series),
-            ("port_series", &r.port_series),
-            ("packets", &r.packets),
-            ("queue_trace", &r.queue_trace),
-            ("capture", &r.capture),
-            ("transfers", &r.transfers),
-            ("groups", &r.groups),
-            ("loss_events", &r.loss_events),
-            ("loss_events_total", &r.loss_events_total),
-            ("flow_rates", &r.flow_rates),
+            ("flows", flows),
+            ("ports", ports),
+            ("links", links),
+            ("flow_series", flow_series),
+            ("port_series", port_series),
+            ("packets", packets),
+            ("queue_trace", queue_trace),
+            ("capture", capture),
+            ("transfers", transfers),
+            ("groups", groups),
+            ("loss_events", loss_events),
+            ("loss_events_total", loss_events_total),
+            ("flow_rates", flow_rates),
         ] {
             d.set_item(name, table_to_py(py, t)?)?;
         }
@@ -442,6 +491,7 @@ impl PySimulation {
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PySimulation>()?;
+    m.add_class::<ColumnBuffer>()?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(canonical_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(preset_dumbbell, m)?)?;
