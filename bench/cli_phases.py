@@ -59,7 +59,7 @@ def main() -> None:
     sim.run_until(sim.end_s)
     lap("event loop")
     raw = sim.results()
-    res = Results(raw, sim.resolved_toml)
+    res = Results(raw, sim.resolved_toml_buffer())
     lap("results tables to Python")
     res._key = api.run_key_of(sim, int(raw["meta"]["seed"]))
     res.key  # noqa: B018
@@ -78,7 +78,7 @@ def main() -> None:
         print(f"{what:48s} {cpu:7.2f} {wall:7.2f}")
     beyond = [(cpu, wall) for what, cpu, wall in laps if what != "event loop"]
     print(f"{'total beyond the event loop':48s} {sum(c for c, _ in beyond):7.2f} {sum(w for _, w in beyond):7.2f}")
-    print(f"resolved scenario {len(sim.resolved_toml) / 1e6:.1f} MB, key {res.key}")
+    print(f"resolved scenario {len(sim.resolved_toml_buffer()) / 1e6:.1f} MB, key {res.key}")
 
 
 if __name__ == "__main__":

@@ -109,3 +109,17 @@ def test_result_columns_are_handed_over_without_a_copy_read_only_and_outlive_the
     del sim, raw, data
     gc.collect()
     assert r.flows.equals(expected)
+
+
+def test_a_run_keeps_the_resolved_text_as_native_utf8_decodes_it_once_and_writes_and_pickles_it(tmp_path):
+    import pickle
+
+    r = pp.run(odd(), seed=3)
+    text = pp.load(odd(), seed=3).resolved_toml
+    assert "_scenario_utf8" in r.__dict__
+    assert pickle.loads(pickle.dumps(r)).scenario_toml == text  # pickles as the string
+    out = r.write(tmp_path / "res")
+    assert (out / "scenario.toml").read_bytes() == text.encode()
+    assert r.scenario_toml == text and r.scenario_toml is r.scenario_toml
+    r.scenario_toml = "replaced"
+    assert r.scenario_toml == "replaced" and "_scenario_utf8" not in r.__dict__

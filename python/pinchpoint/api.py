@@ -154,7 +154,7 @@ def run(scenario: ScenarioLike, seed: int | None = None, *,
                 break
     wall = time.perf_counter() - t0
     raw = sim.results()
-    res = Results(raw, sim.resolved_toml, wall_s=wall, key=run_key_of(sim, int(raw["meta"]["seed"])))
+    res = Results(raw, sim.resolved_toml_buffer(), wall_s=wall, key=run_key_of(sim, int(raw["meta"]["seed"])))
     if out is not None:
         res.write(out)
     return res

@@ -16,6 +16,7 @@ from . import atomic
 if TYPE_CHECKING:
     import pandas as pd
     import pyarrow as pa
+    from typing_extensions import Buffer  # collections.abc.Buffer from Python 3.12 on
 
 #: Summary tables (one row per flow / port / link), returned as pandas DataFrames.
 SUMMARY_TABLES = ("flows", "ports", "links", "transfers", "groups")
@@ -106,21 +107,28 @@ class Results:
         meta: scenario name, seed, end time, event and packet-hop counts, wall time, the run key,
             the simulator version (``pinchpoint_version``) and the model revision
             (``model_revision``, see :func:`pinchpoint.store.key_of_canonical`).
-        scenario_toml: the resolved scenario that produced them.
+        scenario_toml: the resolved scenario that produced them (a run keeps the native
+            module's UTF-8 text and makes the string when this is first read).
 
     ``flows``, ``ports`` and ``links`` are converted from Arrow once and cached: every access
     returns the same DataFrame, so copy it (``r.flows.copy()``) before changing it in place.
     """
 
-    def __init__(self, raw: dict[str, Any], scenario_toml: str, wall_s: float | None = None, *,
+    def __init__(self, raw: dict[str, Any], scenario_toml: str | Buffer, wall_s: float | None = None, *,
                  key: str | None = None) -> None:
+        """``scenario_toml`` is the resolved scenario as a string, or as UTF-8 bytes behind the
+        buffer protocol (``Simulation.resolved_toml_buffer()``: written to ``scenario.toml``
+        as they are, decoded only if :attr:`scenario_toml` is read)."""
         self.meta: dict[str, Any] = dict(raw["meta"])
         if key is not None:
             self._key = key
         if wall_s is not None:
             self.meta["wall_s"] = wall_s
         self.meta.setdefault("pinchpoint_version", _version())
-        self.scenario_toml = scenario_toml
+        if isinstance(scenario_toml, str):
+            self.scenario_toml = scenario_toml
+        else:
+            self._scenario_utf8 = scenario_toml
         self.tables: dict[str, pa.Table] = {name: _to_arrow(raw.get(name, [])) for name in SUMMARY_TABLES + SERIES_TABLES}
 
     @classmethod
@@ -129,6 +137,27 @@ class Results:
         r = cls.__new__(cls)
         r.meta, r.scenario_toml, r.tables = dict(meta), scenario_toml, dict(tables)
         return r
+
+    @property
+    def scenario_toml(self) -> str:
+        """The resolved scenario (TOML) that produced these results."""
+        text = self.__dict__.get("_scenario_toml")
+        if text is None:
+            text = self._scenario_toml = str(memoryview(self._scenario_utf8), "utf-8")
+        return text
+
+    @scenario_toml.setter
+    def scenario_toml(self, text: str) -> None:
+        self._scenario_toml = text
+        self.__dict__.pop("_scenario_utf8", None)
+
+    def __getstate__(self) -> dict[str, Any]:
+        # The native text buffer does not pickle: a pickled Results carries the string.
+        state = dict(self.__dict__)
+        if "_scenario_utf8" in state:
+            state["_scenario_toml"] = self.scenario_toml
+            del state["_scenario_utf8"]
+        return state
 
     @property
     def key(self) -> str:
@@ -299,7 +328,8 @@ class Results:
             with ThreadPoolExecutor(max(1, min(len(order), pa.cpu_count()))) as pool:
                 for done in [pool.submit(pq.write_table, tables[name], tmp / f"{name}.parquet") for name in order]:
                     done.result()
-            (tmp / "scenario.toml").write_text(self.scenario_toml)
+            utf8 = self.__dict__.get("_scenario_utf8")
+            (tmp / "scenario.toml").write_bytes(utf8 if utf8 is not None else self.scenario_toml.encode())
             (tmp / "meta.json").write_text(json.dumps(self.meta, indent=2, sort_keys=True) + "\n")
 
         return atomic.write_dir(out_dir, fill, replaces=is_replaceable_results_dir, what=RESULTS_DIR_WHAT)
