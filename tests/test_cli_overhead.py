@@ -123,3 +123,17 @@ def test_a_run_keeps_the_resolved_text_as_native_utf8_decodes_it_once_and_writes
     assert r.scenario_toml == text and r.scenario_toml is r.scenario_toml
     r.scenario_toml = "replaced"
     assert r.scenario_toml == "replaced" and "_scenario_utf8" not in r.__dict__
+
+
+def test_a_results_pickled_before_scenario_toml_was_a_property_still_reads(tmp_path):
+    import pickle
+
+    from pinchpoint.results import Results
+
+    r = pp.run(odd(), seed=3)
+    old_state = {k: v for k, v in r.__getstate__().items() if k != "_scenario_toml"}
+    old_state["scenario_toml"] = "old text"
+    back = Results.__new__(Results)
+    back.__setstate__(old_state)
+    assert back.scenario_toml == "old text"
+    assert pickle.loads(pickle.dumps(back)).scenario_toml == "old text"

@@ -65,8 +65,11 @@ def _import_pyarrow_meanwhile() -> None:
     import threading
 
     def work() -> None:
-        import pyarrow.compute  # noqa: F401
-        import pyarrow.parquet  # noqa: F401
+        try:
+            import pyarrow.compute  # noqa: F401
+            import pyarrow.parquet  # noqa: F401
+        except Exception:  # noqa: BLE001 (the import is retried where it is needed, and fails there with its traceback)
+            pass
 
     threading.Thread(target=work, name="pinchpoint-import-pyarrow").start()
 
@@ -131,7 +134,9 @@ def transfers_line(res) -> str | None:
     if t.num_rows == 0:
         return None
     done = t.filter(t["completed"])["response_time_s"]
-    median, p95 = (float("nan"), float("nan")) if len(done) == 0 else pc.quantile(done, q=[0.5, 0.95]).to_pylist()
+    # pyarrow's quantile skips NaN as pandas does, and gives null where pandas gives NaN.
+    median, p95 = (float("nan") if q is None else q for q in
+                   ([None, None] if len(done) == 0 else pc.quantile(done, q=[0.5, 0.95]).to_pylist()))
     return (f"{t.num_rows} transfers, {len(done)} completed, response time median {median:.4g} s, p95 {p95:.4g} s "
             f"({res.meta['transfer_slots']} flow slots used)")
 
@@ -147,7 +152,6 @@ def run(
                     "r1->r2) into a pcapng file in --out (or the current directory); repeatable.")] = None,
 ) -> None:
     """Run a scenario: progress bar, summary table, results written atomically to --out."""
-    _import_pyarrow_meanwhile()
     if seed is not None and not (0 <= seed < 2**64):
         _fail(f"--seed: expected an integer from 0 to 2^64 - 1, got {seed}")
     if store is not None:
@@ -164,6 +168,7 @@ def run(
             refuse_out_dir(out)  # before the run: writing replaces --out, which must not be someone's folder
         except FileExistsError as e:
             _fail(f"--out: {e}")
+    _import_pyarrow_meanwhile()  # after the options' checks: a refused option does not wait for it
     try:
         if pcap:
             from .scenario import Scenario

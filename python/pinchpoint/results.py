@@ -104,7 +104,10 @@ class Results:
             unless enabled).
         loss_events, loss_events_total: loss events (RFC 5348 s5.2) per flow and of all flows, per
             series interval (empty without ``metrics.series_interval``).
-        meta: scenario name, seed, end time, event and packet-hop counts, wall time, the run key,
+        meta: scenario name, seed, end time, event and packet-hop counts, wall time of the event
+            loop (``wall_s``; a second thread writes the resolved scenario and the run key's hash
+            meanwhile, about a second at 100,000 flows, so on a machine with every core busy
+            the loop's wall time includes that share: ``pinchpoint bench`` waits for it first), the run key,
             the simulator version (``pinchpoint_version``) and the model revision
             (``model_revision``, see :func:`pinchpoint.store.key_of_canonical`).
         scenario_toml: the resolved scenario that produced them (a run keeps the native
@@ -143,7 +146,8 @@ class Results:
         """The resolved scenario (TOML) that produced these results."""
         text = self.__dict__.get("_scenario_toml")
         if text is None:
-            text = self._scenario_toml = str(memoryview(self._scenario_utf8), "utf-8")
+            # Decoded once; the native text is let go then, rather than kept beside the string.
+            text = self._scenario_toml = str(memoryview(self.__dict__.pop("_scenario_utf8")), "utf-8")
         return text
 
     @scenario_toml.setter
@@ -155,9 +159,15 @@ class Results:
         # The native text buffer does not pickle: a pickled Results carries the string.
         state = dict(self.__dict__)
         if "_scenario_utf8" in state:
-            state["_scenario_toml"] = self.scenario_toml
-            del state["_scenario_utf8"]
+            state["_scenario_toml"] = str(memoryview(state.pop("_scenario_utf8")), "utf-8")
         return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        # Pickled before scenario_toml became a property, the string is under its own name.
+        if "scenario_toml" in state:
+            state = dict(state)
+            state["_scenario_toml"] = state.pop("scenario_toml")
+        self.__dict__.update(state)
 
     @property
     def key(self) -> str:
@@ -325,9 +335,13 @@ class Results:
             import pyarrow as pa
 
             order = sorted(tables, key=lambda name: -tables[name].nbytes)
-            with ThreadPoolExecutor(max(1, min(len(order), pa.cpu_count()))) as pool:
+            pool = ThreadPoolExecutor(max(1, min(len(order), pa.cpu_count())))
+            try:
                 for done in [pool.submit(pq.write_table, tables[name], tmp / f"{name}.parquet") for name in order]:
                     done.result()
+            finally:
+                # After a failure (a full disk, Ctrl-C) the files not yet begun are not written.
+                pool.shutdown(wait=True, cancel_futures=True)
             utf8 = self.__dict__.get("_scenario_utf8")
             (tmp / "scenario.toml").write_bytes(utf8 if utf8 is not None else self.scenario_toml.encode())
             (tmp / "meta.json").write_text(json.dumps(self.meta, indent=2, sort_keys=True) + "\n")

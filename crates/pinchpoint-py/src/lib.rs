@@ -189,11 +189,12 @@ struct PendingTexts {
 
 impl PendingTexts {
     fn start(sc: Arc<Scenario>) -> Self {
-        let writer = std::thread::Builder::new()
-            .name("pinchpoint-scenario-texts".into())
-            .spawn(move || ScenarioTexts::of(&sc))
-            .expect("a thread for the scenario's texts");
-        PendingTexts { done: OnceLock::new(), writer: Mutex::new(Some(writer)) }
+        let for_thread = Arc::clone(&sc);
+        match std::thread::Builder::new().name("pinchpoint-scenario-texts".into()).spawn(move || ScenarioTexts::of(&for_thread)) {
+            Ok(writer) => PendingTexts { done: OnceLock::new(), writer: Mutex::new(Some(writer)) },
+            // No thread to be had (a process limit): the texts are written here and now.
+            Err(_) => PendingTexts { done: OnceLock::from(ScenarioTexts::of(&sc)), writer: Mutex::new(None) },
+        }
     }
 
     /// The texts, waiting for their thread the first time (callers that wait at once all
