@@ -137,3 +137,21 @@ def test_a_results_pickled_before_scenario_toml_was_a_property_still_reads(tmp_p
     back.__setstate__(old_state)
     assert back.scenario_toml == "old text"
     assert pickle.loads(pickle.dumps(back)).scenario_toml == "old text"
+
+
+def test_a_fork_while_the_resolved_text_is_being_written_leaves_the_child_a_whole_text():
+    # The texts' thread does not exist in a child process: a fork waits for it (pthread_atfork),
+    # so the child reads the texts instead of waiting for that thread forever.
+    code = (
+        "import os\n"
+        "from pinchpoint import _native\n"
+        "sim = _native.Simulation(_native.preset_dumbbell(20000, 1.0), '<d>', 'json')\n"
+        "pid = os.fork()\n"
+        "if pid == 0:\n"
+        "    os._exit(0 if len(sim.resolved_toml) > 1_000_000 and sim.run_key(1) else 3)\n"
+        "_, status = os.waitpid(pid, 0)\n"
+        "print(os.waitstatus_to_exitcode(status), len(sim.resolved_toml) > 1_000_000)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["0", "True"]

@@ -14,7 +14,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 use sha2::{Digest, Sha256};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Condvar, Mutex, OnceLock};
 use std::thread::JoinHandle;
 
 /// Rust allocations of the module (scenario parsing and building, the run's state, result
@@ -187,12 +187,52 @@ struct PendingTexts {
     writer: Mutex<Option<JoinHandle<ScenarioTexts>>>,
 }
 
+/// How many text writers are running, and the signal that one has ended: a fork waits until
+/// none is (`wait_for_text_writers`). A child process has no copy of the writer's thread, so it
+/// would wait for its texts forever, and the thread could hold the allocator's locks at the fork.
+static TEXT_WRITERS_RUNNING: Mutex<usize> = Mutex::new(0);
+static TEXT_WRITER_ENDED: Condvar = Condvar::new();
+
+/// Registered with `pthread_atfork` when the module loads: runs in the forking thread before
+/// `fork` (Python's `os.fork`, a `fork` start method of multiprocessing). New writers start only
+/// from a thread holding the GIL, which the forking thread holds, so none starts meanwhile.
+#[cfg(unix)]
+extern "C" fn wait_for_text_writers() {
+    let mut running = TEXT_WRITERS_RUNNING.lock().unwrap_or_else(|e| e.into_inner());
+    while *running > 0 {
+        running = TEXT_WRITER_ENDED.wait(running).unwrap_or_else(|e| e.into_inner());
+    }
+}
+
+/// Counts a writer as running until dropped (at the end of its thread, even on a panic).
+struct TextWriterRunning;
+
+impl TextWriterRunning {
+    fn new() -> Self {
+        *TEXT_WRITERS_RUNNING.lock().unwrap_or_else(|e| e.into_inner()) += 1;
+        TextWriterRunning
+    }
+}
+
+impl Drop for TextWriterRunning {
+    fn drop(&mut self) {
+        *TEXT_WRITERS_RUNNING.lock().unwrap_or_else(|e| e.into_inner()) -= 1;
+        TEXT_WRITER_ENDED.notify_all();
+    }
+}
+
 impl PendingTexts {
     fn start(sc: Arc<Scenario>) -> Self {
         let for_thread = Arc::clone(&sc);
-        match std::thread::Builder::new().name("pinchpoint-scenario-texts".into()).spawn(move || ScenarioTexts::of(&for_thread)) {
+        let running = TextWriterRunning::new();
+        let spawned = std::thread::Builder::new().name("pinchpoint-scenario-texts".into()).spawn(move || {
+            let _running = running;
+            ScenarioTexts::of(&for_thread)
+        });
+        match spawned {
             Ok(writer) => PendingTexts { done: OnceLock::new(), writer: Mutex::new(Some(writer)) },
-            // No thread to be had (a process limit): the texts are written here and now.
+            // No thread to be had (a process limit): the texts are written here and now (the
+            // closure, and with it the running count, was dropped).
             Err(_) => PendingTexts { done: OnceLock::from(ScenarioTexts::of(&sc)), writer: Mutex::new(None) },
         }
     }
@@ -530,6 +570,14 @@ impl PySimulation {
 /// The native module.
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    #[cfg(unix)]
+    {
+        static AT_FORK: std::sync::Once = std::sync::Once::new();
+        // SAFETY: registers a plain function with no arguments, once per process.
+        AT_FORK.call_once(|| unsafe {
+            libc::pthread_atfork(Some(wait_for_text_writers), None, None);
+        });
+    }
     m.add_class::<PySimulation>()?;
     m.add_class::<ColumnBuffer>()?;
     m.add_class::<TextBuffer>()?;
