@@ -39,11 +39,32 @@ fn parse(text: &str, origin: &str, fmt: &str) -> PyResult<Scenario> {
 /// Validates scenario text; returns the resolved scenario as TOML (defaults filled in).
 #[pyfunction]
 #[pyo3(signature = (text, origin, fmt = "toml"))]
-fn validate(text: &str, origin: &str, fmt: &str) -> PyResult<String> {
-    let sc = parse(text, origin, fmt)?;
-    // Building also checks routes (reachability, loops).
-    pinchpoint_core::build(&sc, None, origin).map_err(|e| ScenarioError::new_err(e.to_string()))?;
-    Ok(scenario::to_toml_string(&sc))
+fn validate(py: Python<'_>, text: &str, origin: &str, fmt: &str) -> PyResult<String> {
+    // Building also checks routes (reachability, loops); the text is written meanwhile.
+    py.detach(|| {
+        let sc = parse(text, origin, fmt)?;
+        let (built, resolved) = build_beside(&sc, origin, scenario::to_toml_string);
+        built.map(|_| resolved).map_err(ScenarioError::new_err)
+    })
+}
+
+/// Builds the scenario (to check it) on this thread while `text` of it is made on another, as
+/// `Simulation` does for its texts; a text writer like theirs (a fork waits for it).
+fn build_beside<T: Send>(sc: &Scenario, origin: &str, text: impl Fn(&Scenario) -> T + Sync) -> (Result<Simulation, String>, T) {
+    let text = &text;
+    std::thread::scope(|scope| {
+        let running = TextWriterRunning::new();
+        let writer = std::thread::Builder::new().name("pinchpoint-scenario-texts".into()).spawn_scoped(scope, move || {
+            let _running = running;
+            text(sc)
+        });
+        let built = pinchpoint_core::build(sc, None, origin).map_err(|e| e.to_string());
+        match writer {
+            Ok(writer) => (built, writer.join().expect("the scenario's text writer does not panic")),
+            // No thread to be had: the text is made here, after the build.
+            Err(_) => (built, text(sc)),
+        }
+    })
 }
 
 /// Validates scenario text as [`validate`] does; returns the canonical form of the resolved
@@ -52,9 +73,12 @@ fn validate(text: &str, origin: &str, fmt: &str) -> PyResult<String> {
 #[pyfunction]
 #[pyo3(signature = (text, origin, fmt = "toml"))]
 fn canonical_scenario<'py>(py: Python<'py>, text: &str, origin: &str, fmt: &str) -> PyResult<Option<Bound<'py, PyBytes>>> {
-    let sc = parse(text, origin, fmt)?;
-    pinchpoint_core::build(&sc, None, origin).map_err(|e| ScenarioError::new_err(e.to_string()))?;
-    Ok(scenario::canonical_json(&sc).map(|c| PyBytes::new(py, c.as_bytes())))
+    let canonical = py.detach(|| {
+        let sc = parse(text, origin, fmt)?;
+        let (built, canonical) = build_beside(&sc, origin, scenario::canonical_json);
+        built.map(|_| canonical).map_err(ScenarioError::new_err)
+    })?;
+    Ok(canonical.map(|c| PyBytes::new(py, c.as_bytes())))
 }
 
 /// TOML text as JSON text with the same values, or None (not TOML, a non-finite float or a
