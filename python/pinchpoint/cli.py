@@ -104,23 +104,16 @@ def summary_tables(res) -> list[Table]:
     p = Table(title="busiest ports")
     for c in ("port", "utilisation", "queue mean (pkts)", "queue p99 (B)", "drops", "marks"):
         p.add_column(c, justify="right" if c != "port" else "left")
-    # Each simplex link is named after the port that sends onto it. Links in order of falling
-    # utilisation (a stable sort: ties keep the links table's order), the first 8 with a port.
+    # Each simplex link is named after the port that sends onto it, so the 8 most utilised
+    # links (a stable sort: ties keep the links table's order) name the busiest ports.
     links, ports = res.tables["links"], res.tables["ports"]
-    order = pc.sort_indices(links, sort_keys=[("utilisation", "descending")])
-    shown_ports = 0
-    for start in range(0, links.num_rows, 64):
-        top = links.take(order.slice(start, 64))
-        rows = pc.index_in(top["link"], value_set=ports["port"]).to_pylist()
-        for util, row in zip(top["utilisation"].to_pylist(), rows):
-            if row is None or shown_ports == 8:
-                continue
+    top = links.take(pc.sort_indices(links, sort_keys=[("utilisation", "descending")]).slice(0, 8))
+    rows = pc.index_in(top["link"], value_set=ports["port"]).to_pylist()
+    for util, row in zip(top["utilisation"].to_pylist(), rows):
+        if row is not None:
             r = ports.slice(row, 1).to_pylist()[0]
             p.add_row(str(r["port"]), f"{util:.3f}", f"{r['queue_pkts_mean']:.2f}", _fmt(r["queue_bytes_p99"], "B"),
                       str(r["drops"]), str(r["marks"]))
-            shown_ports += 1
-        if shown_ports == 8:
-            break
     return [t, p]
 
 

@@ -31,9 +31,9 @@ ID_COLUMNS = ("run", "scenario", "seed")
 
 def _to_arrow(cols: list[tuple[str, str, Any]]) -> pa.Table:
     """Arrow table from the native module's (name, dtype, data) columns, wrapped as Arrow
-    buffers without a pass over the rows or a copy (each ``data`` exports the native column's
-    memory through the buffer protocol, and the Arrow buffer keeps it alive) (and without ``pa.array``, which imports pandas: 0.3 s
-    of CPU that ``pinchpoint run`` does not need). The native side counts in u64; every counter
+    buffers without a pass over the rows or a copy: each ``data`` exports the native column's
+    memory through the buffer protocol, and the Arrow buffer keeps it alive (and ``pa.array``,
+    which imports pandas, 0.3 s of CPU that ``pinchpoint run`` does not need, is not used). The native side counts in u64; every counter
     leaves here as int64 so that differences of counters (``retx_pkts - sent_pkts``) are
     negative numbers, not 1.8e19, in pandas and DuckDB (a column with a value above 2**63-1
     arrives as "u64" and is refused)."""
