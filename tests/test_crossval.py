@@ -107,6 +107,17 @@ def test_reno_is_a_caveat():
     assert any("reno" in c for c in x.translate(s, "t.toml")["caveats"])
 
 
+def test_newreno_without_sack_and_with_delayed_acks_carry_ns3s_differences_as_caveats():
+    s = base()
+    assert not any("sack = false" in c or "delayed_ack" in c for c in x.translate(s, "t.toml")["caveats"])
+    s["flows"][0]["tcp"] = {"sack": False, "delayed_ack": True}
+    caveats = x.translate(s, "t.toml")["caveats"]
+    assert any(c.startswith("flows[0].tcp.sack = false: ns-3 starts a fast recovery") for c in caveats), caveats
+    assert any(c.startswith("flows[0].tcp.delayed_ack: ns-3's NewReno grows") for c in caveats), caveats
+    s["flows"][0]["cc"] = "cubic"
+    assert not any("NewReno grows" in c for c in x.translate(s, "t.toml")["caveats"])
+
+
 REFUSED = [
     ("routes", lambda s: s.update(routes=[{"node": "a", "dst": "b", "next_hop": "r"}]), "routes"),
     ("delay routing", lambda s: s["simulation"].update(routing="delay"), "simulation.routing"),

@@ -41,7 +41,13 @@ pub use scenario::{build::build, Scenario, ScenarioError};
 ///   with SACK recovery and PRR it comes down by PRR (RFC 6937) rather than at once; a loss
 ///   found during it recovers without a second cut (Linux). DCTCP counts the acknowledgements
 ///   of a window being reduced in alpha (Linux `in_ack_event`).
-pub const MODEL_REVISION: u32 = 5;
+/// - 6: a retransmission timeout of the segment the previous timeout resent (no acknowledgement
+///   has advanced since) holds ssthresh (RFC 5681 s3.1; Linux `tcp_enter_loss`, ns-3
+///   `TcpSocketBase::ReTxTimeout`): it was lowered again from the one-segment window, to 2
+///   segments, so a flow left two timeouts in a row in congestion avoidance from 2 segments.
+///   AIMD and binomial controls keep ns-2's rule (every timeout halves the window it has). Found
+///   by the ns-3 cross-check of two NewReno flows with different RTTs (docs/crossval.md).
+pub const MODEL_REVISION: u32 = 6;
 pub use simulation::{Results, Simulation};
 
 /// Parses, validates and builds a TOML scenario in one step.

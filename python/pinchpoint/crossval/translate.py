@@ -344,6 +344,20 @@ class _Translator:
             if v not in (NS3_IP_TCP_HEADER_BYTES, NS3_IP_TCP_HEADER_BYTES + PPP_HEADER_BYTES):
                 self.caveats.append(f"{fld}.tcp.{k} = {v}: ns-3's is fixed at {NS3_IP_TCP_HEADER_BYTES} B "
                                     f"(IP+TCP+timestamps) + {PPP_HEADER_BYTES} B PPP framing")
+        if kind == "newreno" and not rec["sack"]:
+            # ns-3 3.44 tcp-socket-base.cc, ProcessAck: a new recovery when the ack reaches
+            # m_recover (>=), and m_recover is forgotten once an ack reaches it; RFC 6582 s3.2
+            # step 2 wants an ack above it. Seen with sack = false after a timeout: duplicates of
+            # go-back-N's resends start recoveries of segments that were never lost.
+            self.caveats.append(f"{fld}.tcp.sack = false: ns-3 starts a fast recovery on duplicate acks that "
+                                "only reach `recover` (RFC 6582 s3.2 wants them above it), so after a timeout "
+                                "duplicates of go-back-N's resends can cut its window again; pinchpoint follows the RFC")
+        if kind == "newreno" and t.get("delayed_ack"):
+            # ns-3 3.44 tcp-congestion-ops.cc, TcpNewReno::CongestionAvoidance: MSS^2 / cwnd per ack
+            # whatever the ack covers.
+            self.caveats.append(f"{fld}.tcp.delayed_ack: ns-3's NewReno grows by MSS^2/cwnd per ack whatever the ack "
+                                "covers (about half a segment per RTT with an ack every second segment); pinchpoint "
+                                "counts acknowledged bytes (RFC 3465, Linux): one segment per RTT")
         rto0 = _seconds(parse_time(t["initial_rto"]))
         return {
             "ns3::TcpL4Protocol::RecoveryType": "ns3::TcpPrrRecovery" if rec["prr"] else "ns3::TcpClassicRecovery",

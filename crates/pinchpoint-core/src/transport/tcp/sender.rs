@@ -311,6 +311,10 @@ pub struct TcpSender {
     /// `recover` was set by a retransmission timeout, not a fast recovery (RFC 6675 s5.1 gates
     /// a new SACK recovery only after a timeout).
     recover_after_rto: bool,
+    /// The oldest unacknowledged segment is the one the last timeout resent: no acknowledgement
+    /// has advanced snd_una since. A timeout now is a repeat, and ssthresh is held (RFC 5681
+    /// s3.1, see `on_rto`).
+    head_resent_by_timer: bool,
     /// An ECN echo is being answered by a gradual window reduction (Linux's CA_CWR state, ns-3's
     /// `CA_CWR`) until an acknowledgement passes `cwr_high`: with SACK recovery and PRR (see
     /// [`TcpSender::cwr_uses_prr`]) the window is pipe + sndcnt, otherwise the controller's
@@ -358,6 +362,7 @@ impl TcpSender {
         TcpSender {
             rate_wanted,
             recover_after_rto: false,
+            head_resent_by_timer: false,
             s,
             cc,
             total_bytes,
@@ -928,6 +933,7 @@ impl TcpSender {
             let rtt = ctx.now.saturating_sub(pkt.ts_echo);
             self.rtt_sample(rtt);
             self.snd_una = ack;
+            self.head_resent_by_timer = false;
             if self.snd_nxt < self.snd_una {
                 self.snd_nxt = self.snd_una;
             }
@@ -1167,7 +1173,20 @@ impl TcpSender {
         // RFC 6675's pipe (and ns-3's scoreboard) exclude; Linux halves cwnd instead. Half of
         // min(FlightSize, cwnd) follows both: the window that was really in use.
         let flight = (self.snd_max - self.snd_una).min(self.cc.cwnd_bytes());
-        self.cc.on_timeout(flight, self.s.mss, ctx.now);
+        // RFC 5681 s3.1: ssthresh is lowered for a segment "not yet resent by way of the
+        // retransmission timer"; when the timer fires again before the segment it resent is
+        // acknowledged, ssthresh is held and the window is the loss window again. Lowering it
+        // once more (from a one-segment window: to 2 segments) left a flow in congestion
+        // avoidance from 2 segments after two timeouts in a row. Linux (`tcp_enter_loss`: in
+        // CA_Loss with `icsk_retransmits` set, which an advancing ack clears) and ns-3 3.44
+        // (`TcpSocketBase::ReTxTimeout`: CA_LOSS with the head retransmitted) skip their
+        // ssthresh hook alike. Found by the ns-3 cross-check (docs/crossval.md, model revision 6).
+        if self.head_resent_by_timer {
+            self.cc.on_repeated_timeout(self.s.mss, ctx.now);
+        } else {
+            self.cc.on_timeout(flight, self.s.mss, ctx.now);
+        }
+        self.head_resent_by_timer = true;
         // RFC 6582 s4: after a timeout, remember snd_max so stale duplicates do not start a
         // fast retransmit.
         self.recover = Some(self.snd_max);
@@ -1218,7 +1237,7 @@ mod layout_tests {
 
     #[test]
     fn what_a_retransmission_timeout_touches_lies_in_the_connections_first_256_bytes() {
-        // `on_rto` -> `cc.on_timeout` -> `try_send` -> `send_segment_len` -> `arm_rto`, the
+        // `on_rto` -> `cc.on_timeout` (or `on_repeated_timeout`) -> `try_send` -> `send_segment_len` -> `arm_rto`, the
         // started flag checked before it (the handshake box only until data starts),
         // `is_finished` after it and `srtt_ps` on the drop (issue 13).
         let sender = offset_of!(TcpConnection, sender);
@@ -1241,6 +1260,8 @@ mod layout_tests {
             ("dupacks", sender + offset_of!(TcpSender, dupacks), 4),
             ("flags", sender + offset_of!(TcpSender, in_recovery), 5),
             ("started", sender + offset_of!(TcpSender, started), 1),
+            ("recover_after_rto", sender + offset_of!(TcpSender, recover_after_rto), 1),
+            ("head_resent_by_timer", sender + offset_of!(TcpSender, head_resent_by_timer), 1),
             ("timeouts", counters + offset_of!(SenderCounters, timeouts), 8),
             ("retx_pkts", counters + offset_of!(SenderCounters, retx_pkts), 8),
         ];

@@ -561,8 +561,45 @@ fn retransmission_timeout_doubles_up_to_max_rto_and_collapses_the_window() {
     }
     // RFC 6298 s5.5 doubling, capped at max_rto (s2.5).
     assert_eq!(rtos, vec![2000, 4000, 5000, 5000, 5000]);
-    // RFC 5681 eq. 4 after the first timeout: ssthresh = min(FlightSize, cwnd) / 2 = 5000;
-    // later timeouts halve the one segment in flight, floored at 2 MSS.
+    // RFC 5681 eq. 4 after the first timeout: ssthresh = min(FlightSize, cwnd) / 2 = 5000.
+    // The later timeouts are of the segment the timer already resent, so RFC 5681 s3.1 holds
+    // ssthresh (as Linux and ns-3 do); lowering it again gave 2 MSS.
+    assert_eq!(s.cc().ssthresh_bytes(), 5000);
+}
+
+#[test]
+fn a_timeout_after_an_ack_has_advanced_lowers_ssthresh_again_and_a_repeat_does_not() {
+    let mut e = end();
+    let mut s = sender(settings(Recovery::NewReno, false), 10, u64::MAX);
+    e.call(|c| { s.offer(u64::MAX, c); s.start(c) });
+    take(&mut e);
+    // First timeout: ssthresh = 10 segments / 2.
+    e.now = e.timers[TIMER_RTO as usize];
+    e.call(|c| s.on_rto(c));
+    assert_eq!((s.cc().ssthresh_bytes(), s.cwnd_bytes()), (5000, 1000));
+    // Four acknowledgements: slow start from one segment to ssthresh, go-back-N meanwhile.
+    for k in 1..=4u64 {
+        e.now += PS_PER_MS;
+        e.call(|c| s.on_ack(&ack_pkt(k * M, &[], 0), c));
+    }
+    assert_eq!(s.cwnd_bytes(), 5000);
+    take(&mut e);
+    // The oldest segment now was resent by go-back-N on acknowledgements, not by the timer:
+    // ssthresh comes from min(FlightSize, cwnd) = 5 segments, 2.5 segments.
+    e.now = e.timers[TIMER_RTO as usize];
+    e.call(|c| s.on_rto(c));
+    assert_eq!((s.cc().ssthresh_bytes(), s.cwnd_bytes()), (2500, 1000));
+    assert_eq!(take(&mut e), vec![(4 * M, 1000, true)]);
+    // It times out again with no acknowledgement in between: ssthresh held (it was lowered to
+    // max(1 segment / 2, 2 segments) = 2000 before model revision 6).
+    e.now = e.timers[TIMER_RTO as usize];
+    e.call(|c| s.on_rto(c));
+    assert_eq!((s.cc().ssthresh_bytes(), s.cwnd_bytes()), (2500, 1000));
+    // Its acknowledgement ends the repeat: the next timeout lowers ssthresh again.
+    e.now += PS_PER_MS;
+    e.call(|c| s.on_ack(&ack_pkt(5 * M, &[], 0), c));
+    e.now = e.timers[TIMER_RTO as usize];
+    e.call(|c| s.on_rto(c));
     assert_eq!(s.cc().ssthresh_bytes(), 2000);
 }
 

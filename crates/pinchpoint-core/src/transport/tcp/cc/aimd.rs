@@ -199,6 +199,13 @@ impl<T: FractionalControl> CongestionControl for T {
         let d = self.decreased(mss);
         self.window_mut().restart(d, mss);
     }
+    /// ns-2's `TcpAgent::timeout` calls `slowdown(CLOSE_SSTHRESH_HALF | CLOSE_CWND_RESTART)` on
+    /// every timeout, a repeated one included, so ssthresh comes from the window it then has
+    /// (one segment: ssthresh 2 segments). These controllers reproduce ns-2 (GAPS.md), so they
+    /// keep that rather than RFC 5681's held ssthresh.
+    fn on_repeated_timeout(&mut self, mss: u32, now: SimTime) {
+        self.on_timeout(0, mss, now);
+    }
     /// The window takes the restart's values (neither controller is in Linux; nothing else
     /// depends on the old window). A value the restart left as it was keeps its fraction.
     fn on_idle_restart(&mut self, r: &super::IdleRestart) {

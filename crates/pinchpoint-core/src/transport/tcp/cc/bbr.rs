@@ -568,8 +568,14 @@ impl CongestionControl for BbrModel {
 
     /// Linux tcp_enter_loss: cwnd = 1 packet (everything is deemed lost); bbr_set_state
     /// (TCP_CA_Loss) restarts full-bandwidth detection's reference.
-    fn on_timeout(&mut self, _in_flight_bytes: u64, _mss: u32, _now: SimTime) {
+    fn on_timeout(&mut self, _in_flight_bytes: u64, mss: u32, now: SimTime) {
         self.save_cwnd();
+        self.on_repeated_timeout(mss, now);
+    }
+
+    /// Linux's `tcp_enter_loss` on a repeated timeout skips `bbr_ssthresh`, which is where
+    /// `bbr_save_cwnd` runs; `bbr_set_state(TCP_CA_Loss)` and the one-packet window remain.
+    fn on_repeated_timeout(&mut self, _mss: u32, _now: SimTime) {
         self.ca_state = CaState::Loss;
         self.loss_end_delivered = None;
         self.full_bw = 0.0;
@@ -641,6 +647,9 @@ impl CongestionControl for Bbr {
     }
     fn on_timeout(&mut self, in_flight_bytes: u64, mss: u32, now: SimTime) {
         self.0.on_timeout(in_flight_bytes, mss, now)
+    }
+    fn on_repeated_timeout(&mut self, mss: u32, now: SimTime) {
+        self.0.on_repeated_timeout(mss, now)
     }
     fn on_ecn(&mut self, in_flight_bytes: u64, mss: u32, now: SimTime) {
         self.0.on_ecn(in_flight_bytes, mss, now)

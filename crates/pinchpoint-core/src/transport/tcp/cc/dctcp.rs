@@ -117,6 +117,11 @@ impl CongestionControl for Dctcp {
     fn on_timeout(&mut self, in_flight: u64, mss: u32, _now: SimTime) {
         self.w.collapse(in_flight, mss);
     }
+    /// Linux's `dctcp_ssthresh` and its CA_EVENT_LOSS both sit behind `tcp_enter_loss`'s
+    /// "not yet reduced in this window" test: a repeated timeout holds ssthresh.
+    fn on_repeated_timeout(&mut self, mss: u32, _now: SimTime) {
+        self.w.collapse_again(mss);
+    }
     /// Linux's `dctcp_cwnd_event` reacts only to CE changes and losses: alpha and the
     /// observation window carry over the idle period.
     fn on_idle_restart(&mut self, r: &super::IdleRestart) {

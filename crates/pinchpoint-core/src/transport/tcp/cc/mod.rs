@@ -167,6 +167,12 @@ pub trait CongestionControl {
     fn on_loss(&mut self, in_flight_bytes: u64, mss: u32, now: SimTime);
     /// The retransmission timer expired.
     fn on_timeout(&mut self, in_flight_bytes: u64, mss: u32, now: SimTime);
+    /// The retransmission timer expired again before the segment it resent last time was
+    /// acknowledged. RFC 5681 s3.1 holds ssthresh then ("not yet resent by way of the
+    /// retransmission timer" is what lowers it); the window goes back to the loss window.
+    /// Linux calls neither the controller's `ssthresh` nor its CA_EVENT_LOSS then, only its
+    /// `set_state(TCP_CA_Loss)`.
+    fn on_repeated_timeout(&mut self, mss: u32, now: SimTime);
     /// An ECN echo arrived (at most once per window, the sender filters). Default: as a loss.
     fn on_ecn(&mut self, in_flight_bytes: u64, mss: u32, now: SimTime) {
         self.on_loss(in_flight_bytes, mss, now)
@@ -244,6 +250,7 @@ macro_rules! cc_dispatch {
             #[inline] fn on_ack(&mut self, a: &AckSample) { match self { $( $Any::$variant(c) => c.on_ack(a), )* } }
             #[inline] fn on_loss(&mut self, f: u64, m: u32, n: SimTime) { match self { $( $Any::$variant(c) => c.on_loss(f, m, n), )* } }
             #[inline] fn on_timeout(&mut self, f: u64, m: u32, n: SimTime) { match self { $( $Any::$variant(c) => c.on_timeout(f, m, n), )* } }
+            #[inline] fn on_repeated_timeout(&mut self, m: u32, n: SimTime) { match self { $( $Any::$variant(c) => c.on_repeated_timeout(m, n), )* } }
             #[inline] fn on_ecn(&mut self, f: u64, m: u32, n: SimTime) { match self { $( $Any::$variant(c) => c.on_ecn(f, m, n), )* } }
             #[inline] fn on_recovery_exit(&mut self, n: SimTime) { match self { $( $Any::$variant(c) => c.on_recovery_exit(n), )* } }
             #[inline] fn on_ack_in_reduction(&mut self, a: &AckSample) { match self { $( $Any::$variant(c) => c.on_ack_in_reduction(a), )* } }
@@ -306,6 +313,7 @@ impl<T: CongestionControl> CongestionControl for Boxed<T> {
     #[inline] fn on_ack(&mut self, a: &AckSample) { self.0.on_ack(a) }
     #[inline] fn on_loss(&mut self, f: u64, m: u32, n: SimTime) { self.0.on_loss(f, m, n) }
     #[inline] fn on_timeout(&mut self, f: u64, m: u32, n: SimTime) { self.0.on_timeout(f, m, n) }
+    #[inline] fn on_repeated_timeout(&mut self, m: u32, n: SimTime) { self.0.on_repeated_timeout(m, n) }
     #[inline] fn on_ecn(&mut self, f: u64, m: u32, n: SimTime) { self.0.on_ecn(f, m, n) }
     #[inline] fn on_recovery_exit(&mut self, n: SimTime) { self.0.on_recovery_exit(n) }
     #[inline] fn on_ack_in_reduction(&mut self, a: &AckSample) { self.0.on_ack_in_reduction(a) }

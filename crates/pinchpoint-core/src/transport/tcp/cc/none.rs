@@ -61,6 +61,7 @@ impl CongestionControl for NoCc {
     fn on_ack(&mut self, _ack: &AckSample) {}
     fn on_loss(&mut self, _in_flight: u64, _mss: u32, _now: SimTime) {}
     fn on_timeout(&mut self, _in_flight: u64, _mss: u32, _now: SimTime) {}
+    fn on_repeated_timeout(&mut self, _mss: u32, _now: SimTime) {}
     fn on_ecn(&mut self, _in_flight: u64, _mss: u32, _now: SimTime) {}
     /// No window to reduce: an ECN echo changes nothing (the ATN receiver's credit answers
     /// congestion instead).

@@ -97,6 +97,12 @@ impl RenoWindow {
     pub fn collapse(&mut self, in_flight: u64, mss: u32) {
         self.reduce((in_flight / 2).max(2 * mss as u64), mss as u64);
     }
+
+    /// RFC 5681 s3.1: after a timeout of a segment the timer already resent, the loss window
+    /// with ssthresh held.
+    pub fn collapse_again(&mut self, mss: u32) {
+        self.reduce(self.ssthresh, mss as u64);
+    }
 }
 
 /// TCP Reno.
@@ -131,6 +137,9 @@ impl CongestionControl for Reno {
     }
     fn on_timeout(&mut self, in_flight: u64, mss: u32, _now: SimTime) {
         self.w.collapse(in_flight, mss);
+    }
+    fn on_repeated_timeout(&mut self, mss: u32, _now: SimTime) {
+        self.w.collapse_again(mss);
     }
     /// Linux's Reno has no `cwnd_event`: the window is all there is.
     fn on_idle_restart(&mut self, r: &super::IdleRestart) {

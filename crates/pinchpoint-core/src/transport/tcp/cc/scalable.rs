@@ -91,6 +91,10 @@ impl CongestionControl for Scalable {
         let s = self.ssthresh_after_loss(mss);
         self.w.reduce(s, mss as u64);
     }
+    /// tcp_enter_loss on a repeated timeout: ssthresh held, one segment.
+    fn on_repeated_timeout(&mut self, mss: u32, _now: SimTime) {
+        self.w.collapse_again(mss);
+    }
     /// Linux's `tcp_scalable` has no `cwnd_event`: the window is all there is.
     fn on_idle_restart(&mut self, r: &super::IdleRestart) {
         self.w.restart_after_idle(r);

@@ -155,6 +155,10 @@ impl CongestionControl for Vegas {
         self.w.collapse(in_flight, mss);
         self.grow_this_round = true;
     }
+    fn on_repeated_timeout(&mut self, mss: u32, _now: SimTime) {
+        self.w.collapse_again(mss);
+        self.grow_this_round = true;
+    }
 }
 
 #[cfg(test)]
