@@ -1178,9 +1178,10 @@ impl TcpSender {
         // acknowledged, ssthresh is held and the window is the loss window again. Lowering it
         // once more (from a one-segment window: to 2 segments) left a flow in congestion
         // avoidance from 2 segments after two timeouts in a row. Linux (`tcp_enter_loss`: in
-        // CA_Loss with `icsk_retransmits` set, which an advancing ack clears) and ns-3 3.44
-        // (`TcpSocketBase::ReTxTimeout`: CA_LOSS with the head retransmitted) skip their
-        // ssthresh hook alike. Found by the ns-3 cross-check (docs/crossval.md, model revision 6).
+        // CA_Loss with `icsk_retransmits` set, which an advancing ack clears) skips its ssthresh
+        // hook alike. ns-3 3.44 means to (`TcpSocketBase::ReTxTimeout` tests for CA_LOSS with
+        // the head retransmitted) but clears the retransmitted marks just before the test, so it
+        // lowers ssthresh at every timeout (docs/crossval.md; model revision 6).
         if self.head_resent_by_timer {
             self.cc.on_repeated_timeout(self.s.mss, ctx.now);
         } else {

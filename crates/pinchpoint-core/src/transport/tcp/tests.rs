@@ -563,7 +563,7 @@ fn retransmission_timeout_doubles_up_to_max_rto_and_collapses_the_window() {
     assert_eq!(rtos, vec![2000, 4000, 5000, 5000, 5000]);
     // RFC 5681 eq. 4 after the first timeout: ssthresh = min(FlightSize, cwnd) / 2 = 5000.
     // The later timeouts are of the segment the timer already resent, so RFC 5681 s3.1 holds
-    // ssthresh (as Linux and ns-3 do); lowering it again gave 2 MSS.
+    // ssthresh (as Linux does); lowering it again gave 2 MSS.
     assert_eq!(s.cc().ssthresh_bytes(), 5000);
 }
 

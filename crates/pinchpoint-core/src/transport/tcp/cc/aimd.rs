@@ -200,8 +200,8 @@ impl<T: FractionalControl> CongestionControl for T {
         self.window_mut().restart(d, mss);
     }
     /// ns-2's `TcpAgent::timeout` calls `slowdown(CLOSE_SSTHRESH_HALF | CLOSE_CWND_RESTART)` on
-    /// every timeout, a repeated one included, so ssthresh comes from the window it then has
-    /// (one segment: ssthresh 2 segments). These controllers reproduce ns-2 (GAPS.md), so they
+    /// a repeated timeout as on the first, so ssthresh comes from the window it then has (one
+    /// segment: ssthresh 2 segments). These controllers reproduce ns-2 (GAPS.md), so they
     /// keep that rather than RFC 5681's held ssthresh.
     fn on_repeated_timeout(&mut self, mss: u32, now: SimTime) {
         self.on_timeout(0, mss, now);

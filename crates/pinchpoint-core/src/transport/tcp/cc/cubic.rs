@@ -386,10 +386,10 @@ impl CongestionControl for Cubic {
         // segments; cwnd_prior (RFC 9438 s4.3) stays the window at the timeout.
         self.w_max = 1.0;
     }
-    /// A repeated timeout: Linux skips `bictcp_recalc_ssthresh` (ssthresh and W_max held by
-    /// it) but still resets the state on TCP_CA_Loss (`bictcp_reset`), and ns-3 calls
-    /// `CubicReset` alike; so ssthresh and cwnd_prior are held, the window is one segment and
-    /// the next epoch starts with K = 0 as after the first timeout.
+    /// A repeated timeout: Linux skips `bictcp_recalc_ssthresh` (so ssthresh is held) but still
+    /// resets the state on TCP_CA_Loss (`bictcp_reset`, W_max and the epoch forgotten); so
+    /// ssthresh and cwnd_prior are held, the window is one segment and the next epoch starts
+    /// with K = 0 as after the first timeout. (ns-3 3.44 lowers ssthresh again, see `tcp.md`.)
     fn on_repeated_timeout(&mut self, mss: u32, _now: SimTime) {
         self.cwnd = mss as f64;
         self.w_max = 1.0;

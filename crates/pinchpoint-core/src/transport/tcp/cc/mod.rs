@@ -370,3 +370,39 @@ pub(crate) mod testing {
         AckSample { bytes_acked: bytes, mss: 1000, ..Default::default() }
     }
 }
+
+#[cfg(test)]
+mod repeated_timeout_tests {
+    use super::*;
+
+    /// Every registered controller after a timeout from a 40-segment flight and then a repeated
+    /// one: (ssthresh after the first, ssthresh after the repeat, cwnd after the repeat).
+    fn after_two_timeouts(kind: &str) -> (u64, u64, u64) {
+        let cfg: CcConfig = serde_json::from_value(serde_json::json!(kind)).expect("a bare name is a config");
+        let mut cc = AnyCc::build(&cfg, CcInit { mss: 1000, init_cwnd_pkts: 40 });
+        cc.on_timeout(40_000, 1000, 0);
+        let first = cc.ssthresh_bytes();
+        cc.on_repeated_timeout(1000, 1);
+        (first, cc.ssthresh_bytes(), cc.cwnd_bytes())
+    }
+
+    #[test]
+    fn a_repeated_timeout_holds_ssthresh_except_under_ns2s_rule() {
+        for kind in CC_KINDS {
+            let (first, repeat, cwnd) = after_two_timeouts(kind);
+            match *kind {
+                // ns-2's TcpAgent::timeout: the repeat halves the one-segment window, floored
+                // at 2 segments.
+                "aimd" | "binomial" => assert_eq!((repeat, cwnd), (2000, 1000), "{kind}"),
+                // No window, and BBR's window is its own (one packet after a timeout).
+                "none" => {}
+                "bbr" => assert_eq!(cwnd, 1000, "{kind}"),
+                // RFC 5681 s3.1, Linux tcp_enter_loss: held, the loss window again.
+                _ => {
+                    assert!(first > 2000, "{kind}: the first timeout left {first}");
+                    assert_eq!((repeat, cwnd), (first, 1000), "{kind}");
+                }
+            }
+        }
+    }
+}
