@@ -53,11 +53,7 @@ fn validate(py: Python<'_>, text: &str, origin: &str, fmt: &str) -> PyResult<Str
 fn build_beside<T: Send>(sc: &Scenario, origin: &str, text: impl Fn(&Scenario) -> T + Sync) -> (Result<Simulation, String>, T) {
     let text = &text;
     std::thread::scope(|scope| {
-        let running = TextWriterRunning::new();
-        let writer = std::thread::Builder::new().name("pinchpoint-scenario-texts".into()).spawn_scoped(scope, move || {
-            let _running = running;
-            text(sc)
-        });
+        let writer = text_writer_thread().spawn_scoped(scope, counted_as_text_writer(move || text(sc)));
         let built = pinchpoint_core::build(sc, None, origin).map_err(|e| e.to_string());
         match writer {
             Ok(writer) => (built, writer.join().expect("the scenario's text writer does not panic")),
@@ -245,15 +241,25 @@ impl Drop for TextWriterRunning {
     }
 }
 
+/// The thread a scenario's texts are written on.
+fn text_writer_thread() -> std::thread::Builder {
+    std::thread::Builder::new().name("pinchpoint-scenario-texts".into())
+}
+
+/// `write`, counted as a running text writer from now until it has run (on its thread), or until
+/// it is dropped unrun (no thread could be started).
+fn counted_as_text_writer<T>(write: impl FnOnce() -> T) -> impl FnOnce() -> T {
+    let running = TextWriterRunning::new();
+    move || {
+        let _running = running;
+        write()
+    }
+}
+
 impl PendingTexts {
     fn start(sc: Arc<Scenario>) -> Self {
         let for_thread = Arc::clone(&sc);
-        let running = TextWriterRunning::new();
-        let spawned = std::thread::Builder::new().name("pinchpoint-scenario-texts".into()).spawn(move || {
-            let _running = running;
-            ScenarioTexts::of(&for_thread)
-        });
-        match spawned {
+        match text_writer_thread().spawn(counted_as_text_writer(move || ScenarioTexts::of(&for_thread))) {
             Ok(writer) => PendingTexts { done: OnceLock::new(), writer: Mutex::new(Some(writer)) },
             // No thread to be had (a process limit): the texts are written here and now (the
             // closure, and with it the running count, was dropped).
