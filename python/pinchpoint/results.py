@@ -156,11 +156,10 @@ class Results:
         self.__dict__.pop("_scenario_utf8", None)
 
     def __getstate__(self) -> dict[str, Any]:
-        # The native text buffer does not pickle: a pickled Results carries the string.
-        state = dict(self.__dict__)
-        if "_scenario_utf8" in state:
-            state["_scenario_toml"] = str(memoryview(state.pop("_scenario_utf8")), "utf-8")
-        return state
+        # The native text buffer does not pickle: a pickled Results carries the string (decoded
+        # by the property, once, so the object keeps the string too).
+        _ = self.scenario_toml
+        return dict(self.__dict__)
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         # Pickled before scenario_toml became a property, the string is under its own name.

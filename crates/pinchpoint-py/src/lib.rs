@@ -201,10 +201,15 @@ impl ScenarioTexts {
     }
 }
 
-/// A scenario's texts while their thread writes them, then the texts themselves.
+/// A scenario's texts while their thread writes them, then the texts themselves. The thread
+/// stores the texts in `done` itself, before it stops counting as a running writer: a process
+/// forked after that (`wait_for_text_writers`) finds them there. Reading them through the
+/// thread's join handle instead failed in such a child whenever the fork fell between the end of
+/// the writer's closure and its thread handing the result over (the child has no copy of the
+/// thread, so the handle held no result: "threads should not terminate unexpectedly").
 struct PendingTexts {
     done: OnceLock<ScenarioTexts>,
-    writer: Mutex<Option<JoinHandle<ScenarioTexts>>>,
+    writer: Mutex<Option<JoinHandle<()>>>,
 }
 
 /// How many text writers are running, and the signal that one has ended: a fork waits until
@@ -257,23 +262,38 @@ fn counted_as_text_writer<T>(write: impl FnOnce() -> T) -> impl FnOnce() -> T {
 }
 
 impl PendingTexts {
-    fn start(sc: Arc<Scenario>) -> Self {
-        let for_thread = Arc::clone(&sc);
-        match text_writer_thread().spawn(counted_as_text_writer(move || ScenarioTexts::of(&for_thread))) {
-            Ok(writer) => PendingTexts { done: OnceLock::new(), writer: Mutex::new(Some(writer)) },
-            // No thread to be had (a process limit): the texts are written here and now (the
-            // closure, and with it the running count, was dropped).
-            Err(_) => PendingTexts { done: OnceLock::from(ScenarioTexts::of(&sc)), writer: Mutex::new(None) },
+    fn start(sc: Arc<Scenario>) -> Arc<Self> {
+        let pending = Arc::new(PendingTexts { done: OnceLock::new(), writer: Mutex::new(None) });
+        let (for_thread, sc_for_thread) = (Arc::clone(&pending), Arc::clone(&sc));
+        let write = counted_as_text_writer(move || {
+            // Set before the closure returns and the running count drops (see the struct).
+            let _ = for_thread.done.set(ScenarioTexts::of(&sc_for_thread));
+        });
+        match text_writer_thread().spawn(write) {
+            Ok(writer) => *pending.writer.lock().unwrap_or_else(|e| e.into_inner()) = Some(writer),
+            // No thread to be had (a process limit): the texts are written here and now. The
+            // closure, with its running count, was dropped unrun.
+            Err(_) => {
+                let _ = pending.done.set(ScenarioTexts::of(&sc));
+            }
         }
+        pending
     }
 
-    /// The texts, waiting for their thread the first time (callers that wait at once all
-    /// block in `get_or_init` until one has joined it). Called without the GIL.
+    /// The texts, waiting for their thread the first time. Called without the GIL. The first
+    /// caller to find the texts missing joins the thread (so a panic in it is raised here, not
+    /// waited for forever); any other caller meanwhile waits for `done` to be set.
     fn wait(&self) -> &ScenarioTexts {
-        self.done.get_or_init(|| {
-            let writer = self.writer.lock().unwrap_or_else(|e| e.into_inner()).take();
-            writer.expect("joined only inside get_or_init").join().expect("the scenario's text writer does not panic")
-        })
+        if let Some(texts) = self.done.get() {
+            return texts;
+        }
+        let writer = self.writer.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some(writer) = writer {
+            if let Err(panic) = writer.join() {
+                std::panic::resume_unwind(panic);
+            }
+        }
+        self.done.wait()
     }
 }
 
@@ -476,7 +496,7 @@ impl PySimulation {
         // results do not depend on the threads' timing. `resolved_toml`, `run_key` and
         // `wait_for_texts` wait for the thread.
         let sc = Arc::new(sc);
-        let texts = Arc::new(PendingTexts::start(Arc::clone(&sc)));
+        let texts = PendingTexts::start(Arc::clone(&sc));
         let sim = py.detach(|| pinchpoint_core::build(&sc, None, origin).map_err(|e| e.to_string())).map_err(ScenarioError::new_err)?;
         Ok(PySimulation { sim, scenario: sc, texts })
     }
