@@ -155,3 +155,14 @@ def test_start_jitter_is_reproducible_and_breaks_lockstep():
     # staggered starts share the bottleneck far more evenly.
     lockstep = pp.run(scen(None))
     assert a.jain() > lockstep.jain() + 0.2
+
+
+def test_run_refuses_progress_steps_below_one_and_a_dict_with_a_hint():
+    for steps in (0, -3, 2.5, True):
+        with pytest.raises(ValueError, match="steps: expected a whole number"):
+            pp.run(small(duration="1s"), progress=lambda now, end: None, steps=steps)
+    with pytest.raises(TypeError, match=r"expected a Scenario .* got dict \(a dict: Scenario.from_dict"):
+        pp.run({"name": "x"})
+    seen = []
+    pp.run(small(duration="1s"), progress=lambda now, end: seen.append(now), steps=1)
+    assert seen == [1.0]

@@ -166,11 +166,11 @@ REFUSED = [
 # The translator reads the scenario as the engine resolves it, so what pinchpoint itself refuses
 # never reaches the subset checks: the engine's error names the field instead.
 REFUSED_BY_PINCHPOINT = [
-    ("unknown aqm field", lambda s: s["links"][1].update(queue={"kind": "codel", "gain": 2}), "links[1].queue"),
+    ("unknown aqm field", lambda s: s["links"][1].update(queue={"kind": "codel", "gain": 2}), "links[1].queue.gain"),
     ("ect on syn", lambda s: s["flows"][0].update(tcp={"ecn": True, "ect_on_syn": True}), "flows[0].tcp.ect_on_syn"),
     ("file over udp", lambda s: s["flows"][1].update(workload={"kind": "file", "size": "1MB"}), "flows[1].workload.kind"),
     ("cc params", lambda s: s["flows"][0].update(cc={"kind": "newreno", "beta": 0.7}), "flows[0].cc.beta"),
-    ("cubic hystart variant", lambda s: s["flows"][0].update(cc={"kind": "cubic", "hystart": "linux"}),
+    ("cubic hystart variant", lambda s: s["flows"][0].update(cc={"kind": "cubic", "hystart": "bic"}),
      "flows[0].cc.hystart"),
     ("arrivals without src", lambda s: s.update(arrivals=[{"name": "a"}]), "arrivals[0]"),
     ("slow start after idle on bulk", lambda s: s["flows"][0].update(tcp={"slow_start_after_idle": True}),

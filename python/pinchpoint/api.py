@@ -49,6 +49,9 @@ def _text(scenario: ScenarioLike) -> tuple[str, str, str]:
             path, v = found
             raise _native.ScenarioError(f"{scenario.origin}: {path}: expected a finite number, got {v}") from None
         return text, scenario.origin, "json"
+    if not isinstance(scenario, (str, Path)):
+        raise TypeError(f"expected a Scenario (pinchpoint.Scenario) or the path of a scenario file, got {type(scenario).__name__}"
+                        + (" (a dict: Scenario.from_dict(d) makes one)" if isinstance(scenario, dict) else ""))
     p = Path(scenario)
     if p.is_dir():
         raise _native.ScenarioError(f"{p}: expected a scenario file (TOML), got a directory")
@@ -137,6 +140,8 @@ def run(scenario: ScenarioLike, seed: int | None = None, *,
             ``out`` that is neither empty nor a results directory raises
             :class:`FileExistsError` before the run.
     """
+    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
+        raise ValueError(f"steps: expected a whole number of progress slices, at least 1, got {steps!r}")
     if out is not None:
         refuse_out_dir(out)
     sim = load(scenario, seed)

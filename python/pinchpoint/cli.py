@@ -161,6 +161,11 @@ def run(
             refuse_out_dir(out)  # before the run: writing replaces --out, which must not be someone's folder
         except FileExistsError as e:
             _fail(f"--out: {e}")
+    # Before the progress bar is drawn (api names the file the same way).
+    if scenario.is_dir():
+        _fail(f"{scenario}: expected a scenario file (TOML), got a directory")
+    if not scenario.exists():
+        _fail(f"{scenario}: no such scenario file")
     _import_pyarrow_meanwhile()  # after the options' checks: a refused option does not wait for it
     try:
         if pcap:
@@ -168,6 +173,10 @@ def run(
 
             api.validate(scenario)  # errors with the file's lines and columns
             sc = Scenario.from_file(scenario)
+            ports = {f"{a}->{b}" for link in sc.data.get("links", []) for a, b in ((link["a"], link["b"]), (link["b"], link["a"]))}
+            for port in pcap:
+                if port not in ports:
+                    _fail(f"--pcap: unknown port '{port}' of {scenario} (ports are named 'from->to', one each way of a link)")
             sc.data["metrics"]["capture"] = sorted(set(sc.data["metrics"].get("capture", [])) | set(pcap))
             with _progress(quiet) as prog:
                 task = prog.add_task(scenario.name, total=1.0, now=0.0)
@@ -326,7 +335,7 @@ def bench(
     if against == "ns3":
         from .crossval import compare as xval
         if not xval.available():
-            _fail("ns-3 is not installed: pip install 'pinchpoint[ns3]' (the ns3 wheel from PyPI)")
+            _fail("ns-3 is not installed: pip install 'pinchpoint[ns3]' (the ns3 wheel from PyPI; from a checkout: pip install '.[ns3]')")
     rows = []
     for n in sizes:
         try:
@@ -403,7 +412,7 @@ def crossval(
         _fail(f"outside the ns-3 subset: {e} (see docs/crossval.md)")
         return
     if not xval.available():
-        _fail("ns-3 is not installed: pip install '.[ns3]' (the ns3 wheel from PyPI)")
+        _fail("ns-3 is not installed: pip install 'pinchpoint[ns3]' (the ns3 wheel from PyPI; from a checkout: pip install '.[ns3]')")
     for c in plan["caveats"]:
         console.print(f"[yellow]caveat:[/] {escape(c)}", highlight=False, soft_wrap=True)
     if not as_json:

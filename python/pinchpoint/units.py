@@ -14,9 +14,9 @@ for _u in ("bps", "bit/s", "b/s"):
     UNITS[_u] = ("rate", 1.0)
 for _u in ("kbps", "Kbps", "kbit/s", "Kbit/s", "kb/s"):
     UNITS[_u] = ("rate", 1e3)
-for _u in ("Mbps", "mbps", "Mbit/s", "Mb/s"):
+for _u in ("Mbps", "Mbit/s", "Mb/s"):  # not "mbps": tc reads it as bytes per second
     UNITS[_u] = ("rate", 1e6)
-for _u in ("Gbps", "gbps", "Gbit/s", "Gb/s"):
+for _u in ("Gbps", "Gbit/s", "Gb/s"):
     UNITS[_u] = ("rate", 1e9)
 for _u in ("Tbps", "Tbit/s"):
     UNITS[_u] = ("rate", 1e12)

@@ -158,6 +158,39 @@ pub fn de_with_path<T: DeserializeOwned, E: serde::de::Error>(v: serde_json::Val
     })
 }
 
+/// As [`de_with_path`], for one algorithm's config in a registry family. A config that flattens
+/// another (a queue's buffer limit) has serde report an unknown field without the fields it
+/// accepts and at the table rather than the field (`links[0].queue: unknown field \`max_p\``); the
+/// accepted fields are read from the config's JSON schema instead, and the path names the field.
+pub fn de_config_with_path<T: DeserializeOwned + schemars::JsonSchema, E: serde::de::Error>(v: serde_json::Value) -> Result<T, E> {
+    serde_path_to_error::deserialize(v).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner().to_string();
+        let unlisted = inner.strip_prefix("unknown field `").and_then(|r| r.strip_suffix('`')).filter(|f| !f.contains('`'));
+        if let Some(field) = unlisted {
+            let schema = schemars::schema_for!(T);
+            let mut names: Vec<&str> = schema
+                .get("properties")
+                .and_then(|p| p.as_object())
+                .map(|m| m.keys().map(String::as_str).filter(|k| *k != "kind").collect())
+                .unwrap_or_default();
+            names.sort_unstable();
+            let expected = if names.is_empty() {
+                "there are no fields besides `kind`".to_string()
+            } else {
+                format!("expected one of {}", names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", "))
+            };
+            let at = if path.is_empty() || path == "." { field.to_string() } else { format!("{path}.{field}") };
+            return E::custom(format!("{PATH_MARK}{at}{PATH_MARK}unknown field `{field}`, {expected}"));
+        }
+        if path.is_empty() || path == "." {
+            E::custom(inner)
+        } else {
+            E::custom(format!("{PATH_MARK}{path}{PATH_MARK}{inner}"))
+        }
+    })
+}
+
 /// Generates a family's config enum, runtime enum, name list, `validate`, `build` and trait
 /// dispatch (through the family's `$dispatch!` macro, called with the runtime enum and the
 /// variants). One line per algorithm: `"name" => Variant(Type, ConfigType)`.
@@ -244,7 +277,7 @@ macro_rules! algorithm_registry {
             fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
                 let (kind, rest) = $crate::registry::split_kind(d, $KINDS)?;
                 $( if kind == $name {
-                    return $crate::registry::de_with_path::<$cfg, D::Error>(rest).map($Config::$variant);
+                    return $crate::registry::de_config_with_path::<$cfg, D::Error>(rest).map($Config::$variant);
                 } )*
                 unreachable!("split_kind checked the name")
             }

@@ -260,6 +260,7 @@ impl<'a> Router<'a> {
                     ks.iter().map(|&k| (k, &rules[k])).filter(|(_, r)| r.at <= t).max_by_key(|(_, r)| r.at)
                 }
             };
+            let by_rule = rule.is_some();
             let p = if let Some((k, r)) = rule {
                 *last_rule = Some(k);
                 r.port
@@ -272,7 +273,7 @@ impl<'a> Router<'a> {
                 let p = self.tree(root)[u as usize];
                 if p == NO_PORT {
                     return Err(format!(
-                        "no route from '{}' to '{}' (stuck at '{}')",
+                        "no route from '{}' to '{}' (stuck at '{}'): a route passes only through routers, hosts forward nothing (expected kind = \"router\" for a node that forwards)",
                         self.nodes[src as usize].name, dnode.name, self.nodes[u as usize].name
                     ));
                 }
@@ -286,6 +287,18 @@ impl<'a> Router<'a> {
                 ));
             }
             u = self.port_ends[p as usize].1;
+            // A host forwards nothing: the tree never passes through one, but the destination's
+            // gateway (the root) or an explicit rule could lead into a host on the way.
+            if u != dst && !self.nodes[u as usize].is_router {
+                if !by_rule {
+                    // The tree's step, not a rule's: the caller reports it at the flow.
+                    *last_rule = None;
+                }
+                return Err(format!(
+                    "the route from '{}' to '{}' passes through '{}', a host; hosts forward nothing (expected kind = \"router\" for a node that forwards)",
+                    self.nodes[src as usize].name, dnode.name, self.nodes[u as usize].name
+                ));
+            }
         }
     }
 }

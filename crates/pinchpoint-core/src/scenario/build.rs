@@ -122,11 +122,11 @@ pub fn build(sc: &Scenario, seed: Option<u64>, origin: &str) -> Result<Simulatio
         let s = index[f.src.as_str()];
         let d = index[f.dst.as_str()];
         // A failure is reported at the explicit route that made it when there is one
-        // (`routes[k]`), else at the flow.
+        // (`routes[k]`: a loop, or a rule that leads into a host), else at the flow.
         let at = |e: crate::net::routing::RouteError, when: String| {
             let flow = &sc.flows[i].name;
             match e.rule {
-                Some(k) if e.message.contains("loop") => fail(format!("routes[{k}]"), format!("{}{when} (flow '{flow}')", e.message)),
+                Some(k) if e.message.contains("loop") || e.message.contains("passes through") => fail(format!("routes[{k}]"), format!("{}{when} (flow '{flow}')", e.message)),
                 _ => fail(format!("flows[{i}]"), format!("{}{when}", e.message)),
             }
         };

@@ -54,6 +54,18 @@ fn check_count(path: fmt::Arguments, v: u64, lo: u64, hi: u64) -> Result<(), Pro
     Ok(())
 }
 
+/// A name must have something to show: not empty, and no space at either end (" a" and "a"
+/// would print alike in every table).
+fn check_name(path: fmt::Arguments, name: &str) -> Result<(), Problem> {
+    if name.trim().is_empty() {
+        return err(path.to_string(), format!("expected a non-empty name, got '{name}'"));
+    }
+    if name.trim() != name {
+        return err(path.to_string(), format!("expected a name without spaces at either end, got '{name}'"));
+    }
+    Ok(())
+}
+
 /// Validates a parsed scenario.
 pub fn validate(sc: &Scenario) -> Result<(), Problem> {
     if sc.simulation.duration.0 == 0 {
@@ -62,8 +74,9 @@ pub fn validate(sc: &Scenario) -> Result<(), Problem> {
     check_count(format_args!("simulation.max_live_packets"), sc.simulation.max_live_packets, 1, 1_000_000_000)?;
     check_count(format_args!("simulation.max_shaper_pkts"), sc.simulation.max_shaper_pkts, 1, 1_000_000_000)?;
     if let Some(iv) = sc.metrics.series_interval {
-        if iv.0 == 0 {
-            return err("metrics.series_interval", "expected a positive interval");
+        // Longer than the run, the series would hold only its sample at t = 0.
+        if iv.0 == 0 || iv.0 > sc.simulation.duration.0 {
+            return err("metrics.series_interval", format!("expected a positive interval of at most simulation.duration ({} s)", sc.simulation.duration.secs()));
         }
         // Every sample writes one row per flow and per port.
         let samples = sc.simulation.duration.0 / iv.0 + 1;
@@ -94,8 +107,11 @@ pub fn validate(sc: &Scenario) -> Result<(), Problem> {
     }
     let mut names: HashMap<&str, usize> = HashMap::default();
     for (i, n) in sc.nodes.iter().enumerate() {
-        if n.name.is_empty() {
-            return err(format!("nodes[{i}].name"), "expected a non-empty name");
+        check_name(format_args!("nodes[{i}].name"), &n.name)?;
+        // Ports are named 'from->to' (results, queue_trace, capture, sweep paths): a node
+        // named 'a->b' would give two ports one name.
+        if n.name.contains("->") {
+            return err(format!("nodes[{i}].name"), format!("expected a name without '->' (ports are named 'from->to'), got '{}'", n.name));
         }
         if names.insert(&n.name, i).is_some() {
             return err(format!("nodes[{i}].name"), format!("duplicate node name '{}'", n.name));
@@ -175,14 +191,27 @@ pub fn validate(sc: &Scenario) -> Result<(), Problem> {
     };
     let mut flow_names: HashMap<&str, usize> = HashMap::default();
     for (i, f) in sc.flows.iter().enumerate() {
-        if f.name.is_empty() {
-            return err(format!("flows[{i}].name"), "expected a non-empty name");
-        }
+        check_name(format_args!("flows[{i}].name"), &f.name)?;
         if flow_names.insert(&f.name, i).is_some() {
             return err(format!("flows[{i}].name"), format!("duplicate flow name '{}'", f.name));
         }
         check_flow(sc, &ctx, f, &format!("flows[{i}]"))?;
         before_end(format_args!("flows[{i}].start"), f.start, duration, "the flow would never start")?;
+        // The start is drawn from [start, start + start_jitter): past the end of the run, a
+        // draw there would leave the flow silent.
+        if let Some(j) = f.start_jitter {
+            if f.start.0.saturating_add(j.0) > duration.0 {
+                return err(
+                    format!("flows[{i}].start_jitter"),
+                    format!(
+                        "expected start + start_jitter at most the end of the run (simulation.duration = {} s), got {} s + {} s: the flow could start after the run has ended",
+                        duration.secs(),
+                        f.start.secs(),
+                        j.secs()
+                    ),
+                );
+            }
+        }
     }
     crate::traffic::arrivals::engine::validate(sc, &|f, p| check_flow(sc, &ctx, f, p))?;
     // The shaper bound applies to flows with a shaper (`shaper` or `wtp`); the default passes.
@@ -198,14 +227,14 @@ pub fn validate(sc: &Scenario) -> Result<(), Problem> {
     } else {
         sc.links.iter().flat_map(|l| [format!("{}->{}", l.a, l.b), format!("{}->{}", l.b, l.a)]).collect()
     };
-    for (i, q) in sc.metrics.queue_trace.iter().enumerate() {
-        if !port_names.contains(q) {
-            return err(format!("metrics.queue_trace[{i}]"), format!("unknown port '{q}' (ports are named 'from->to')"));
-        }
-    }
-    for (i, q) in sc.metrics.capture.iter().enumerate() {
-        if !port_names.contains(q) {
-            return err(format!("metrics.capture[{i}]"), format!("unknown port '{q}' (ports are named 'from->to')"));
+    for (list, name) in [(&sc.metrics.queue_trace, "queue_trace"), (&sc.metrics.capture, "capture")] {
+        for (i, q) in list.iter().enumerate() {
+            if !port_names.contains(q) {
+                return err(format!("metrics.{name}[{i}]"), format!("unknown port '{q}' (ports are named 'from->to')"));
+            }
+            if let Some(j) = list[..i].iter().position(|other| other == q) {
+                return err(format!("metrics.{name}[{i}]"), format!("port '{q}' is listed twice (also at [{j}]); expected each port once"));
+            }
         }
     }
     Ok(())
@@ -317,7 +346,7 @@ fn check_flow(sc: &Scenario, ctx: &FlowCheck, f: &FlowConfig, p: &str) -> Result
         f.settings.tcp.validate().map_err(|e| (format!("{p}.tcp.{}", e.field), e.message))?;
         if let Some(cc) = &f.settings.cc {
             let t = &f.settings.tcp;
-            let facts = crate::transport::tcp::cc::TcpFacts { ecn: t.ecn, mss: t.mss, slow_start_after_idle: t.slow_start_after_idle };
+            let facts = crate::transport::tcp::cc::TcpFacts { ecn: t.ecn, mss: t.mss, slow_start_after_idle: t.slow_start_after_idle, init_cwnd_pkts: t.init_cwnd_pkts, pacing: t.pacing };
             cc.validate(&facts).or_else(|e| err(format!("{p}.{}", e.field), e.message))?;
         }
         if f.settings.tcp.slow_start_after_idle {

@@ -47,8 +47,16 @@ impl Rate {
         let mult = match unit {
             "" | "bps" | "bit/s" | "b/s" => 1.0,
             "kbps" | "Kbps" | "kbit/s" | "Kbit/s" | "kb/s" => 1e3,
-            "Mbps" | "mbps" | "Mbit/s" | "Mb/s" => 1e6,
-            "Gbps" | "gbps" | "Gbit/s" | "Gb/s" => 1e9,
+            "Mbps" | "Mbit/s" | "Mb/s" => 1e6,
+            "Gbps" | "Gbit/s" | "Gb/s" => 1e9,
+            // tc reads 'mbps' and 'gbps' as bytes per second, ns-3 (and these units, case
+            // sensitive like ns-3's) Mbps as bits: the lower-case spellings are refused rather
+            // than read as one or the other.
+            "mbps" | "gbps" => {
+                let bits = if unit == "mbps" { "Mbps" } else { "Gbps" };
+                let bytes = if unit == "mbps" { "MBps" } else { "GBps" };
+                return Err(format!("'{unit}' is ambiguous (tc reads it as bytes per second): expected '{bits}' for bits or '{bytes}' for bytes per second, got '{s}'"));
+            }
             "Tbps" | "Tbit/s" => 1e12,
             "Bps" | "B/s" => 8.0,
             "kBps" | "KBps" | "kB/s" | "KB/s" => 8e3,
@@ -256,7 +264,7 @@ macro_rules! unit_schema {
     };
 }
 
-unit_schema!(Rate, "Rate", "^\\s*[0-9.eE+_-]+\\s*(bps|kbps|Kbps|Mbps|mbps|Gbps|gbps|Tbps|bit/s|kbit/s|Kbit/s|Mbit/s|Gbit/s|Tbit/s|b/s|kb/s|Mb/s|Gb/s|Bps|B/s|kBps|KBps|kB/s|KB/s|MBps|MB/s|GBps|GB/s)?\\s*$",
+unit_schema!(Rate, "Rate", "^\\s*[0-9.eE+_-]+\\s*(bps|kbps|Kbps|Mbps|Gbps|Tbps|bit/s|kbit/s|Kbit/s|Mbit/s|Gbit/s|Tbit/s|b/s|kb/s|Mb/s|Gb/s|Bps|B/s|kBps|KBps|kB/s|KB/s|MBps|MB/s|GBps|GB/s)?\\s*$",
     "A rate: a number with a unit (64kbps, 10Mbps, 1Gbps, 1.5Mbit/s, 100kBps) or a bare number of bit/s.");
 unit_schema!(Duration, "Duration", "^\\s*[0-9.eE+_]+\\s*(s|sec|ms|us|µs|ns|ps|min|h)?\\s*$",
     "A duration: a number with a unit (10ms, 1.5s, 250us, 2min) or a bare number of seconds.");

@@ -1,4 +1,4 @@
-//! CUBIC (RFC 9438) with HyStart++ slow start (RFC 9406).
+//! CUBIC (RFC 9438) with HyStart++ slow start (RFC 9406), or Linux's HyStart.
 //!
 //! After a congestion event the window follows W_cubic(t) = C (t - K)^3 + W_max (RFC 9438
 //! eq. 1): concave up to the window of the last loss W_max, flat around it, convex beyond.
@@ -14,7 +14,8 @@ use super::{check_range, AckSample, CcInit, CcNew, CcProblem, CcSettings, Conges
 use crate::sim::{SimTime, PS_PER_S};
 use serde::{Deserialize, Serialize};
 
-/// Slow-start variant of CUBIC: `"hystart++"` (RFC 9406) or `false` (RFC 5681 slow start).
+/// Slow-start variant of CUBIC: `"hystart++"` (RFC 9406), `"linux"` (Linux's and ns-3's HyStart:
+/// ACK train and delay increase) or `false` (RFC 5681 slow start).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(untagged)]
 pub enum HyStartSetting {
@@ -30,6 +31,9 @@ pub enum HyStartVariant {
     /// RFC 9406.
     #[serde(rename = "hystart++")]
     HyStartPlusPlus,
+    /// Linux's HyStart (`tcp_cubic.c`, Ha and Rhee 2008), as ns-3's `TcpCubic` implements it.
+    #[serde(rename = "linux")]
+    Linux,
 }
 
 // Read by hand: serde's untagged derive answers any other value with "data did not match any
@@ -40,7 +44,7 @@ impl<'de> Deserialize<'de> for HyStartSetting {
         impl serde::de::Visitor<'_> for V {
             type Value = HyStartSetting;
             fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("\"hystart++\", true or false")
+                f.write_str("\"hystart++\", \"linux\", true or false")
             }
             fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<HyStartSetting, E> {
                 Ok(HyStartSetting::Enabled(v))
@@ -48,7 +52,8 @@ impl<'de> Deserialize<'de> for HyStartSetting {
             fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<HyStartSetting, E> {
                 match v {
                     "hystart++" => Ok(HyStartSetting::Variant(HyStartVariant::HyStartPlusPlus)),
-                    _ => Err(E::custom(format!("expected \"hystart++\", true or false, got \"{v}\""))),
+                    "linux" => Ok(HyStartSetting::Variant(HyStartVariant::Linux)),
+                    _ => Err(E::custom(format!("expected \"hystart++\", \"linux\", true or false, got \"{v}\""))),
                 }
             }
         }
@@ -57,8 +62,12 @@ impl<'de> Deserialize<'de> for HyStartSetting {
 }
 
 impl HyStartSetting {
-    fn enabled(&self) -> bool {
-        !matches!(self, HyStartSetting::Enabled(false))
+    /// RFC 9406's HyStart++ (`"hystart++"`, or `true`, which has always meant it here).
+    fn plus_plus(&self) -> bool {
+        matches!(self, HyStartSetting::Enabled(true) | HyStartSetting::Variant(HyStartVariant::HyStartPlusPlus))
+    }
+    fn linux(&self) -> bool {
+        matches!(self, HyStartSetting::Variant(HyStartVariant::Linux))
     }
 }
 
@@ -74,7 +83,8 @@ pub struct CubicConfig {
     pub fast_convergence: bool,
     /// Reno-friendly region (RFC 9438 s4.3): never grow slower than AIMD with the same average.
     pub reno_friendly: bool,
-    /// Slow start: `"hystart++"` (RFC 9406, default) or `false`.
+    /// Slow start: `"hystart++"` (RFC 9406, default), `"linux"` (Linux's and ns-3's HyStart) or
+    /// `false`. `true` means `"hystart++"`.
     pub hystart: HyStartSetting,
 }
 
@@ -85,8 +95,13 @@ impl Default for CubicConfig {
 }
 
 impl CcSettings for CubicConfig {
-    fn validate(&self, _tcp: &TcpFacts) -> Result<(), CcProblem> {
+    fn validate(&self, tcp: &TcpFacts) -> Result<(), CcProblem> {
         check_range("beta", self.beta, 0.0, false, 1.0, false)?;
+        // Linux halves the ACK-train threshold only for an unpaced socket (SK_PACING_NONE);
+        // the paced case is not modelled, so it is refused rather than run with the wrong one.
+        if self.hystart.linux() && tcp.pacing {
+            return Err(CcProblem::param("hystart", "\"linux\" with tcp.pacing = true is not modelled (Linux's ACK-train threshold under pacing differs): expected tcp.pacing = false, or hystart = \"hystart++\" or false"));
+        }
         // Above 100 segments/s^3 the window would jump by thousands of segments within a second.
         check_range("c", self.c, 0.0, false, 100.0, true)
     }
@@ -102,6 +117,90 @@ const CSS_ROUNDS: u8 = 5;
 /// RFC 9406 s4.3: L, the most a single ack may grow the window in slow start, segments
 /// (8 for a sender that does not pace).
 const L_SEGMENTS: u64 = 8;
+
+// Linux `tcp_cubic.c` HyStart constants (module parameters at their defaults).
+/// `hystart_low_window`: HyStart runs from a window of this many segments.
+const LINUX_LOW_WINDOW_SEGMENTS: u64 = 16;
+/// `hystart_ack_delta_us`: ACKs at most this far apart form a train.
+const LINUX_ACK_DELTA_PS: SimTime = 2 * PS_PER_S / 1000;
+/// `HYSTART_MIN_SAMPLES`: RTT samples per round before the delay test.
+const LINUX_MIN_SAMPLES: u8 = 8;
+/// Linux ignores delay samples for a second after a congestion-avoidance epoch starts
+/// (`cubictcp_acked`: "Discard delay samples right after fast recovery").
+const LINUX_EPOCH_SAMPLE_HOLDOFF_PS: SimTime = PS_PER_S;
+
+/// Linux's HyStart (`tcp_cubic.c`: `bictcp_hystart_reset`, `hystart_update`, `cubictcp_acked`).
+/// Two detectors, each setting ssthresh = cwnd, which ends slow start at once (no conservative
+/// phase): the ACK train (ACKs no more than 2 ms apart spanning more than half the minimum RTT
+/// since the round began: the window already fills the path) and the delay increase (the
+/// round's minimum over its first 8 samples above the connection's minimum RTT by
+/// clamp(minRTT / 8, 4 ms, 16 ms)).
+#[derive(Clone, Debug)]
+struct LinuxHyStart {
+    /// A detector fired: no more HyStart until a timeout resets it.
+    found: bool,
+    /// Start of the current round and time of the last ACK of the current train.
+    round_start: SimTime,
+    last_ack: SimTime,
+    /// The round ends when the cumulative ACK passes this byte (SND.NXT at its start).
+    end_seq: u64,
+    /// Minimum RTT of the current round's samples, and how many it has had.
+    curr_rtt: SimTime,
+    sample_cnt: u8,
+    /// The connection's minimum RTT (`delay_min`); 0 before the first sample.
+    delay_min: SimTime,
+}
+
+impl LinuxHyStart {
+    fn new() -> Self {
+        LinuxHyStart { found: false, round_start: 0, last_ack: 0, end_seq: 0, curr_rtt: SimTime::MAX, sample_cnt: 0, delay_min: 0 }
+    }
+
+    /// `bictcp_hystart_reset`: a new round starts now and ends at `snd_max`.
+    fn reset_round(&mut self, now: SimTime, snd_max: u64) {
+        self.round_start = now;
+        self.last_ack = now;
+        self.end_seq = snd_max;
+        self.curr_rtt = SimTime::MAX;
+        self.sample_cnt = 0;
+    }
+
+    /// `cubictcp_acked` for one ACK before the window grows: the minimum RTT, then, in slow start
+    /// from `hystart_low_window` segments, `hystart_update`. Returns true when a detector fires
+    /// (the caller sets ssthresh = cwnd).
+    fn on_ack(&mut self, ack: &AckSample, in_slow_start: bool, cwnd_segments: u64, epoch_start: SimTime) -> bool {
+        let Some(rtt) = ack.rtt_ps else { return false };
+        if epoch_start != NO_EPOCH && ack.now.saturating_sub(epoch_start) < LINUX_EPOCH_SAMPLE_HOLDOFF_PS {
+            return false;
+        }
+        let delay = rtt.max(1);
+        if self.delay_min == 0 || delay < self.delay_min {
+            self.delay_min = delay;
+        }
+        if self.found || !in_slow_start || cwnd_segments < LINUX_LOW_WINDOW_SEGMENTS {
+            return false;
+        }
+        // hystart_update: `after(snd_una, end_seq)` starts a new round.
+        if ack.snd_una > self.end_seq {
+            self.reset_round(ack.now, ack.snd_max);
+        }
+        if ack.now - self.last_ack <= LINUX_ACK_DELTA_PS {
+            self.last_ack = ack.now;
+            // Unpaced: half the minimum RTT (Linux adds `hystart_ack_delay`, a GSO burst's
+            // time at the pacing rate capped at 1 ms, before halving; there is no GSO here).
+            if ack.now - self.round_start > self.delay_min / 2 {
+                self.found = true;
+            }
+        }
+        self.curr_rtt = self.curr_rtt.min(delay);
+        if self.sample_cnt < LINUX_MIN_SAMPLES {
+            self.sample_cnt += 1;
+        } else if self.curr_rtt > self.delay_min + (self.delay_min / MIN_RTT_DIVISOR).clamp(MIN_RTT_THRESH_PS, MAX_RTT_THRESH_PS) {
+            self.found = true;
+        }
+        self.found
+    }
+}
 
 /// Where HyStart++ is (RFC 9406 s4.2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -211,6 +310,8 @@ pub struct Cubic {
     /// W_est has reached cwnd_prior in this epoch: alpha_cubic is 1 from then on (s4.3).
     alpha_is_one: bool,
     hystart: HyStart,
+    /// Linux's HyStart instead of HyStart++ (`hystart = "linux"`; boxed: most flows never use it).
+    linux_hystart: Option<Box<LinuxHyStart>>,
 }
 
 impl CcNew for Cubic {
@@ -230,7 +331,10 @@ impl CcNew for Cubic {
             k_s: 0.0,
             w_est: 0.0,
             alpha_is_one: false,
-            hystart: HyStart::new(cfg.hystart.enabled()),
+            hystart: HyStart::new(cfg.hystart.plus_plus()),
+            // `cubictcp_init` resets the round; its end_seq is SND.NXT = 0 here, so the first
+            // ACK that passes it starts the first measured round.
+            linux_hystart: cfg.hystart.linux().then(|| Box::new(LinuxHyStart::new())),
         }
     }
 }
@@ -319,6 +423,17 @@ impl Cubic {
         self.cwnd += (target - cwnd_seg) / cwnd_seg * segs_acked * mss;
     }
 
+    /// Linux on TCP_CA_Loss (`cubictcp_state`): `bictcp_reset` clears `found` and `delay_min`,
+    /// and `bictcp_hystart_reset` starts a round, so HyStart runs again in the slow start after
+    /// a timeout. The round ends at SND.NXT, which a timeout's go-back-N takes back to SND.UNA:
+    /// its end is left at 0 here, so the first ACK starts a fresh round.
+    fn reset_linux_hystart(&mut self, now: SimTime) {
+        if let Some(h) = self.linux_hystart.as_mut() {
+            **h = LinuxHyStart::new();
+            h.reset_round(now, 0);
+        }
+    }
+
     /// RFC 9438 s4.6-4.7: W_max (with fast convergence), cwnd_prior and ssthresh at a
     /// congestion event; the epoch ends.
     fn reduce(&mut self, in_flight: u64, mss: u32) {
@@ -345,6 +460,14 @@ impl CongestionControl for Cubic {
         self.ssthresh
     }
     fn on_ack(&mut self, ack: &AckSample) {
+        if let Some(h) = self.linux_hystart.as_mut() {
+            // Linux runs the controller's `pkts_acked` (HyStart) before `cong_avoid` grows the
+            // window for the same ACK.
+            let in_slow_start = (self.cwnd as u64) < self.ssthresh;
+            if h.on_ack(ack, in_slow_start, self.cwnd as u64 / ack.mss as u64, self.t_epoch) && in_slow_start {
+                self.ssthresh = self.cwnd as u64;
+            }
+        }
         if (self.cwnd as u64) < self.ssthresh {
             self.slow_start(ack);
         } else {
@@ -375,7 +498,7 @@ impl CongestionControl for Cubic {
     fn wants_tx_start(&self) -> bool {
         true
     }
-    fn on_timeout(&mut self, in_flight: u64, mss: u32, _now: SimTime) {
+    fn on_timeout(&mut self, in_flight: u64, mss: u32, now: SimTime) {
         // RFC 9438 s4.8: ssthresh as on loss, cwnd as Reno after a timeout (one segment).
         self.reduce(in_flight, mss);
         self.cwnd = mss as f64;
@@ -385,15 +508,17 @@ impl CongestionControl for Cubic {
         // window gives exactly that at the next epoch, which starts at cwnd >= ssthresh >= 2
         // segments; cwnd_prior (RFC 9438 s4.3) stays the window at the timeout.
         self.w_max = 1.0;
+        self.reset_linux_hystart(now);
     }
     /// A repeated timeout: Linux skips `bictcp_recalc_ssthresh` (so ssthresh is held) but still
     /// resets the state on TCP_CA_Loss (`bictcp_reset`, W_max and the epoch forgotten); so
     /// ssthresh and cwnd_prior are held, the window is one segment and the next epoch starts
     /// with K = 0 as after the first timeout. (ns-3 3.44 lowers ssthresh again, see `tcp.md`.)
-    fn on_repeated_timeout(&mut self, mss: u32, _now: SimTime) {
+    fn on_repeated_timeout(&mut self, mss: u32, now: SimTime) {
         self.cwnd = mss as f64;
         self.w_max = 1.0;
         self.t_epoch = NO_EPOCH;
+        self.reset_linux_hystart(now);
     }
 }
 
@@ -629,12 +754,120 @@ mod tests {
 
     #[test]
     fn settings_out_of_range_are_refused_with_their_field() {
-        let facts = TcpFacts { ecn: false, mss: 1448, slow_start_after_idle: false };
+        let facts = TcpFacts { ecn: false, mss: 1448, slow_start_after_idle: false, init_cwnd_pkts: 10, pacing: false };
         let bad = CubicConfig { beta: 1.0, ..Default::default() };
         assert_eq!(bad.validate(&facts).unwrap_err().field, "cc.beta");
         let bad = CubicConfig { c: f64::NAN, ..Default::default() };
         assert_eq!(bad.validate(&facts).unwrap_err().field, "cc.c");
         assert!(CubicConfig::default().validate(&facts).is_ok());
     }
-}
 
+    fn linux() -> CubicConfig {
+        CubicConfig { hystart: HyStartSetting::Variant(HyStartVariant::Linux), ..Default::default() }
+    }
+
+    /// An ACK of one segment at `now` with an RTT sample, the cumulative ACK at `una` segments
+    /// and `max` segments sent.
+    fn ack_at(now: SimTime, rtt: SimTime, una: u64, max: u64) -> AckSample {
+        AckSample { snd_una: una * MSS as u64, snd_max: max * MSS as u64, ..ack(now, MSS as u64, rtt) }
+    }
+
+    #[test]
+    fn linux_hystart_ends_slow_start_when_an_ack_train_spans_half_the_minimum_rtt() {
+        // Minimum RTT 40 ms; from 16 segments, ACKs 0.5 ms apart. The round starts at the first
+        // ACK at or above 16 segments (t = 0); the train spans more than 20 ms at the 42nd ACK
+        // after it (t = 20.5 ms), where ssthresh becomes the window and growth stops.
+        let mut c = cubic(linux(), 16);
+        let half_ms = MS / 2;
+        let mut exit = None;
+        for k in 0..100u64 {
+            let before = c.cwnd_bytes();
+            c.on_ack(&ack_at(k * half_ms, 40 * MS, k + 1, 200));
+            if c.ssthresh_bytes() < u64::MAX / 4 {
+                exit = Some((k, before));
+                break;
+            }
+        }
+        let (k, before) = exit.expect("the ACK train ends slow start");
+        assert_eq!(k, 41, "the first ACK more than 20 ms after the round's start");
+        assert_eq!(c.ssthresh_bytes(), before, "ssthresh = cwnd before the ACK grew it");
+        // That ACK is already congestion avoidance's (as in Linux, whose `cong_avoid` runs after
+        // HyStart for the same ACK): a fraction of a segment, not slow start's whole one.
+        assert!(c.cwnd_bytes() < before + MSS as u64 / 10, "{} against {before}", c.cwnd_bytes());
+        // The same ACKs 3 ms apart (no train) with a steady RTT never end slow start.
+        let mut slow = cubic(linux(), 16);
+        for k in 0..100u64 {
+            slow.on_ack(&ack_at(k * 3 * MS, 40 * MS, k + 1, 10_000));
+        }
+        assert_eq!(slow.ssthresh_bytes(), u64::MAX / 4);
+    }
+
+    #[test]
+    fn linux_hystart_ends_slow_start_when_a_rounds_minimum_rtt_rises_by_an_eighth() {
+        // ACKs 3 ms apart (never a train). Minimum RTT 40 ms: the threshold is
+        // clamp(40 / 8, 4, 16) = 5 ms, so a round whose first 8 samples stay at 45 ms passes
+        // and one at 46 ms ends slow start on its 9th sample.
+        for (rtt_ms, ends) in [(45, false), (46, true)] {
+            let mut c = cubic(linux(), 16);
+            let mut t = 0;
+            // Round 1 (to 32 segments): samples at 40 ms set delay_min.
+            for una in 1..=16u64 {
+                t += 3 * MS;
+                c.on_ack(&ack_at(t, 40 * MS, una, 32));
+            }
+            // Round 2 starts at the first ACK past 32 segments.
+            let mut exit_at = None;
+            for (i, una) in (33..50u64).enumerate() {
+                t += 3 * MS;
+                c.on_ack(&ack_at(t, rtt_ms * MS, una, 80));
+                if exit_at.is_none() && c.ssthresh_bytes() < u64::MAX / 4 {
+                    exit_at = Some(i);
+                }
+            }
+            assert_eq!(exit_at, ends.then_some(8), "RTT {rtt_ms} ms");
+        }
+    }
+
+    #[test]
+    fn linux_hystart_waits_for_sixteen_segments_and_runs_again_after_a_timeout() {
+        // Below hystart_low_window nothing is measured: a train of five ACKs from a 10-segment
+        // window leaves it below 16 segments and HyStart idle.
+        let mut c = cubic(linux(), 10);
+        for k in 0..5u64 {
+            c.on_ack(&ack_at(k * MS / 2, 40 * MS, k + 1, 100));
+        }
+        assert!(c.cwnd_bytes() < 16 * MSS as u64);
+        assert!(!c.linux_hystart.as_ref().unwrap().found);
+        // A train from 16 segments ends slow start ...
+        let mut c = cubic(linux(), 16);
+        let mut t = 0;
+        for k in 0..60u64 {
+            t = k * MS / 2;
+            c.on_ack(&ack_at(t, 40 * MS, k + 1, 200));
+        }
+        assert!(c.linux_hystart.as_ref().unwrap().found);
+        // ... and after a timeout (found and delay_min cleared) HyStart acts again once the
+        // window is back at 16 segments and below ssthresh.
+        c.on_timeout(100 * MSS as u64, MSS, t);
+        assert!(!c.linux_hystart.as_ref().unwrap().found);
+        assert_eq!(c.linux_hystart.as_ref().unwrap().delay_min, 0);
+        c.cwnd = 16.0 * MSS as f64;
+        c.ssthresh = 1000 * MSS as u64;
+        for k in 0..60u64 {
+            c.on_ack(&ack_at(t + 100 * MS + k * MS / 2, 40 * MS, 200 + k, 400));
+        }
+        assert!(c.linux_hystart.as_ref().unwrap().found);
+        assert!(c.ssthresh_bytes() < 1000 * MSS as u64);
+    }
+
+    #[test]
+    fn hystart_linux_is_read_and_refused_with_pacing() {
+        let cfg: CubicConfig = serde_json::from_str(r#"{"hystart": "linux"}"#).unwrap();
+        assert_eq!(cfg.hystart, HyStartSetting::Variant(HyStartVariant::Linux));
+        let e = serde_json::from_str::<CubicConfig>(r#"{"hystart": "bic"}"#).unwrap_err().to_string();
+        assert!(e.contains(r#"expected "hystart++", "linux", true or false, got "bic""#), "{e}");
+        let paced = TcpFacts { ecn: false, mss: 1448, slow_start_after_idle: false, init_cwnd_pkts: 10, pacing: true };
+        assert_eq!(cfg.validate(&paced).unwrap_err().field, "cc.hystart");
+        assert!(CubicConfig::default().validate(&paced).is_ok());
+    }
+}

@@ -54,6 +54,10 @@ pub struct TcpFacts {
     pub mss: u32,
     /// `tcp.slow_start_after_idle`: a controller whose window cannot be restarted refuses it.
     pub slow_start_after_idle: bool,
+    /// `tcp.init_cwnd_pkts`: a controller without a window refuses a value other than the default.
+    pub init_cwnd_pkts: u32,
+    /// `tcp.pacing`.
+    pub pacing: bool,
 }
 
 /// A controller setting that is out of range: the field path below the flow (`cc.beta`,

@@ -26,6 +26,14 @@ impl super::CcSettings for NoneConfig {
         if tcp.slow_start_after_idle {
             return Err(super::CcProblem::tcp("slow_start_after_idle", "has no effect with cc = \"none\": there is no congestion window to restart"));
         }
+        // The default passes: the resolved form writes it out for every TCP flow.
+        let default_init_cwnd_pkts = crate::scenario::schema::TcpConfig::default().init_cwnd_pkts;
+        if tcp.init_cwnd_pkts != default_init_cwnd_pkts {
+            return Err(super::CcProblem::tcp(
+                "init_cwnd_pkts",
+                format!("has no effect with cc = \"none\": the window is unlimited from the first segment (only the receiver's window limits it); expected no init_cwnd_pkts (default {default_init_cwnd_pkts})"),
+            ));
+        }
         Ok(())
     }
 }
