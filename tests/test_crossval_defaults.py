@@ -127,16 +127,29 @@ def test_cc_left_out_is_the_engine_default_controller():
     assert bare == full
 
 
-def test_cubic_parameters_left_out_translate_as_written_at_the_engine_defaults():
-    defaults = variant_defaults("CcConfig", "cubic")
-    assert defaults, "the schema gives cubic's defaults"
-    bare = x.translate(base(cc="cubic"), "t.toml")
-    full = x.translate(base(cc={"kind": "cubic", **defaults}), "t.toml")
+def with_cc(kind: str, cc) -> dict:
+    """base() with controller ``cc``; DCTCP needs ECN and a marking port (a ce_threshold hook)."""
+    if kind != "dctcp":
+        return base(cc=cc)
+    s = base(cc=cc, tcp={"ecn": True})
+    s["links"][1]["hooks_ab"] = [{"kind": "ce_threshold", "threshold_pkts": 20}]
+    return s
+
+
+@pytest.mark.parametrize("kind", ["cubic", "vegas", "scalable", "dctcp"])
+def test_controller_parameters_left_out_translate_as_written_at_the_engine_defaults(kind):
+    defaults = variant_defaults("CcConfig", kind)
+    assert defaults, f"the schema gives {kind}'s defaults"
+    bare = x.translate(with_cc(kind, kind), "t.toml")
+    full = x.translate(with_cc(kind, {"kind": kind, **defaults}), "t.toml")
     assert bare["ns3_defaults"] == full["ns3_defaults"]
     # Each mapped parameter is pinned on the ns-3 side, so no ns-3 default stands in for ours.
-    type_id, names = x.CONTROLLERS["cubic"]
+    type_id, names = x.CONTROLLERS[kind]
+    assert set(names) == set(defaults), "every parameter of the controller has its ns-3 attribute"
     for p, attr in names.items():
         assert f"{type_id}::{attr}" in bare["ns3_defaults"], p
+        one = x.translate(with_cc(kind, {"kind": kind, p: defaults[p]}), "t.toml")
+        assert one["ns3_defaults"] == bare["ns3_defaults"], f"{kind}.{p} = {defaults[p]!r} translates differently"
 
 
 def test_translate_does_not_modify_its_input():

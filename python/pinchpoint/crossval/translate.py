@@ -69,6 +69,57 @@ CONTROLLERS: dict[str, tuple[str, dict[str, str]]] = {
     "cubic": ("ns3::TcpCubic", {"beta": "Beta", "c": "C", "fast_convergence": "FastConvergence",
                                 "reno_friendly": "TcpFriendliness", "hystart": "HyStart"}),
     "bbr": ("ns3::TcpBbr", {}),
+    # Both count segments queued in the network (TcpVegas: "packets in network"); ns-3's defaults
+    # are Linux's 2/4/1, ours the paper's 1/3/1, so all three are always pinned.
+    "vegas": ("ns3::TcpVegas", {"alpha": "Alpha", "beta": "Beta", "gamma": "Gamma"}),
+    # AIFactor: segments acknowledged per one-segment increase once cwnd exceeds it (ns-3: 50,
+    # Linux 3.x's count; ours 100, current Linux). MDFactor is the fraction *removed* on a loss
+    # (ssthresh = cwnd (1 - MDFactor)), our beta the fraction kept: see CC_VALUES.
+    "scalable": ("ns3::TcpScalable", {"ai_count_pkts": "AIFactor", "beta": "MDFactor"}),
+    # DctcpShiftG is the EWMA gain g itself (a fraction, default 1/16), not Linux's shift
+    # dctcp_shift_g = 4; DctcpAlphaOnInit is alpha before the first window (both default 1).
+    "dctcp": ("ns3::TcpDctcp", {"g": "DctcpShiftG", "initial_alpha": "DctcpAlphaOnInit"}),
+}
+
+#: (cc, parameter) -> the ns-3 attribute's value from ours, where the two are defined differently.
+CC_VALUES: dict[tuple[str, str], Any] = {
+    # TcpScalable::GetSsThresh: max(2, segments x (1 - MDFactor)); our beta is what is kept.
+    ("scalable", "beta"): lambda beta: 1.0 - float(beta),
+}
+
+#: ns-3 attributes of a controller with no pinchpoint parameter, pinned so that an ns-3 default
+#: cannot stand in for what pinchpoint does.
+CC_PINNED: dict[str, dict[str, str]] = {
+    # TcpDctcp::Init sets the ECT codepoint of every segment from UseEct0: ECT(0), as pinchpoint's
+    # one ECT codepoint and RFC 8257 s3.1 (ECT(1) would be read as L4S by an L4S-aware AQM).
+    "dctcp": {"UseEct0": "true"},
+}
+
+#: cc -> caveats (given the flow's field) for what ns-3 3.44's controller does differently from Linux
+#: and the papers, read in its source (src/internet/model/tcp-{vegas,scalable,dctcp}.cc,
+#: tcp-socket-base.cc). Differences pinchpoint itself documents against Linux are not repeated
+#: here (docs/algorithms/{vegas,scalable,dctcp}.md).
+CC_CAVEATS: dict[str, Any] = {
+    "vegas": lambda fld: [
+        # tcp-socket-base.cc ProcessAck passes m_tcb->m_srtt to PktsAcked (since ns-3.43, commit
+        # 3be702f7, a BBR fix); with timestamps on, its RTT samples come from the TS echo in whole
+        # milliseconds (TcpOptionTS::ElapsedTimeFromTsValue). Linux's tcp_vegas_pkts_acked takes
+        # each ACK's own sample in microseconds.
+        f"{fld}.cc: ns-3's TcpVegas sees the smoothed RTT (PktsAcked is handed m_srtt), built from "
+        "timestamp samples in whole milliseconds, as both its BaseRTT and its round's RTT; Linux and pinchpoint "
+        "use each ACK's own RTT sample. ns-3 also follows Linux where pinchpoint follows the paper and ns-2: the "
+        "round's minimum RTT, Diff rounded up to whole segments, slow start every RTT, cwnd cut to the target + 1 "
+        "segment when slow start ends"],
+    "scalable": lambda fld: [
+        # tcp-scalable.cc GetSsThresh(tcb, bytesInFlight): segCwnd = bytesInFlight / MSS; Linux's
+        # tcp_scalable_ssthresh reads snd_cwnd.
+        f"{fld}.cc: ns-3's TcpScalable computes ssthresh from the bytes in flight when recovery starts "
+        "(Linux and pinchpoint: from cwnd) and rounds the kept part down (Linux: cwnd - (cwnd >> 3), the kept part "
+        "rounded up)"],
+    "dctcp": lambda fld: [
+        # tcp-dctcp.cc GetSsThresh: (1 - alpha / 2) cwnd; Linux dctcp_ssthresh: max(..., 2U).
+        f"{fld}.cc: ns-3's TcpDctcp reduces to cwnd (1 - alpha/2) with no floor (Linux and pinchpoint: at least 2 "
+        "segments)"],
 }
 
 # Pinned for every run: ns-3 defaults that differ from pinchpoint's sender, or that are pinned so that
@@ -149,6 +200,8 @@ class _Translator:
     def __init__(self, scenario: dict, origin: str):
         self.sc, self.origin = scenario, origin
         self.caveats: list[str] = []
+        #: Fields of the ce_threshold hooks translated (each becomes a step-marking RedQueueDisc).
+        self.step_marking: list[str] = []
 
     def no(self, field: str, why: str) -> CrossvalUnsupported:
         return CrossvalUnsupported(f"{self.origin}: {field}: {why}")
@@ -270,11 +323,66 @@ class _Translator:
                  "UseDequeueRateEstimator": "false", "UseCapDropAdjustment": "true", "UseL4s": "false"}
         return {"type": "ns3::PieQueueDisc", "attrs": attrs}
 
+    def port_hook(self, fld: str, d: str, l: dict) -> tuple[str, dict] | None:
+        """(field, table) of the one ce_threshold hook on direction ``d`` of link ``l``, or None.
+        A port's hooks are ``hooks`` (both directions) followed by ``hooks_<d>``."""
+        named = [(f"{fld}.{key}[{k}]", h) for key in ("hooks", f"hooks_{d}") for k, h in enumerate(l.get(key) or [])]
+        for field, h in named:
+            if h["kind"] != "ce_threshold":
+                raise self.no(f"{field}.kind", f"{h['kind']!r} has no ns-3 counterpart (only ce_threshold, as a "
+                              "step-marking RedQueueDisc)")
+        if len(named) > 1:
+            raise self.no(named[1][0], "more than one hook on a port")
+        return named[0] if named else None
+
+    def step_marker(self, field: str, hook_field: str, hook: dict, q: Any, rate_bps: float,
+                    delay_s: float) -> tuple[str, dict]:
+        """A drop-tail port with a ce_threshold hook as (device queue, ns-3 RedQueueDisc).
+
+        The hook marks every arrival that finds at least K packets waiting, before the drop-tail
+        decides (docs/algorithms/ce_threshold.md); ns-3's DCTCP examples use RED with QW = 1 for
+        this (examples/tcp/dctcp-example.cc). With QW = 1, MinTh = MaxTh and Gentle off,
+        RedQueueDisc::DoEnqueue takes the average as the queue disc's count before the arrival and
+        marks every arrival with that count >= MaxTh and > 1 as a "forced mark" (UseHardDrop off),
+        dropping only a Not-ECT one. Whenever the queue disc holds a packet, the 1p device queue
+        below it holds one too (the queue disc is stopped only when the device queue is full), so
+        pinchpoint's waiting count is the queue disc's + 1: MinTh = MaxTh = K - 1 and MaxSize =
+        limit - 1 mark and drop at exactly the same arrivals."""
+        if isinstance(q, str):
+            q = {"kind": q}
+        if q is not None and q["kind"] != "droptail":
+            raise self.no(f"{field}.kind", "a ce_threshold hook translates on a drop-tail queue only")
+        if q is not None:
+            self.only(q, {"kind", "limit_pkts", "limit_bytes"}, field)
+        eff = _native.queue_in_effect(json.dumps(q) if q is not None else None)
+        size = self.limit(field, eff)
+        if size.endswith("B"):
+            raise self.no(f"{field}.limit_bytes", "with a ce_threshold hook the limit must be in packets (ns-3's "
+                          "RedQueueDisc counts its threshold in the unit of its limit)")
+        limit, k = int(eff["limit_pkts"]), int(hook["threshold_pkts"])
+        if k < 3:
+            raise self.no(f"{hook_field}.threshold_pkts", "must be at least 3: ns-3's RedQueueDisc acts only with "
+                          "more than one packet in the queue disc, i.e. 3 waiting with the device queue's")
+        if limit < 2:
+            raise self.no(f"{field}.limit_pkts", "must be at least 2 with a ce_threshold hook (one of them is the "
+                          "ns-3 device queue's)")
+        self.step_marking.append(hook_field)
+        self.caveats.append(
+            f"{hook_field}: ns-3 marks with a RedQueueDisc (QW 1, MinTh = MaxTh = threshold - 1 above the 1p device "
+            "queue, so the same arrivals); it drops a Not-ECT packet it would mark, where pinchpoint's hook forwards it "
+            "(hence DCTCP only, whose segments and ACKs are all ECT in ns-3; pinchpoint's ACKs are Not-ECT)")
+        return AQM_DEVICE_QUEUE, {"type": "ns3::RedQueueDisc", "attrs": {
+            "MaxSize": f"{limit - 1}p", "MinTh": repr(float(k - 1)), "MaxTh": repr(float(k - 1)),
+            "QW": "1.0", "Gentle": "false", "UseEcn": "true", "UseHardDrop": "false",
+            # Below MinTh nothing is decided, above it every arrival is forced: LInterm, Wait and
+            # MeanPktSize never act (the idle decay multiplies by (1 - QW)^m = 0). Pinned anyway.
+            "LInterm": "1.0", "Wait": "false", "MeanPktSize": "1500",
+            "LinkBandwidth": f"{int(round(rate_bps))}bps", "LinkDelay": _seconds(delay_s),
+            "ARED": "false", "AdaptMaxP": "false", "FengAdaptive": "false", "NLRED": "false",
+            "Ns1Compat": "false"}}
+
     def link(self, i: int, l: dict) -> dict:
         fld = f"links[{i}]"
-        for h in ("hooks", "hooks_ab", "hooks_ba"):
-            if l.get(h):
-                raise self.no(f"{fld}.{h}", "port hooks (CE marking) are not supported")
         if l.get("loss"):
             raise self.no(f"{fld}.loss", "random link loss is not mapped to an ns-3 error model")
         self.only(l, _LINK_KEYS, fld)
@@ -284,7 +392,11 @@ class _Translator:
         rate_ba = parse_rate(l["rate_ba"]) if l.get("rate_ba") is not None else rate
         out = {"a": l["a"], "b": l["b"], "rate_bps": rate, "delay_s": delay, "rate_ba_bps": rate_ba}
         for d, r in (("ab", rate), ("ba", rate_ba)):
-            out[f"queue_{d}"], out[f"qdisc_{d}"] = self.queue(names[d], q[d], r, delay)
+            hook = self.port_hook(fld, d, l)
+            if hook is not None:
+                out[f"queue_{d}"], out[f"qdisc_{d}"] = self.step_marker(names[d], hook[0], hook[1], q[d], r, delay)
+            else:
+                out[f"queue_{d}"], out[f"qdisc_{d}"] = self.queue(names[d], q[d], r, delay)
         return out
 
     def controller(self, fld: str, cc: Any) -> tuple[str, dict]:
@@ -297,7 +409,7 @@ class _Translator:
             self.caveats.append(f"{fld}.cc: 'reno' runs as ns3::TcpNewReno (ns-3 has no separate Reno; with "
                                 "SACK on, recovery is SACK-based on both sides anyway)")
         type_id, names = CONTROLLERS[kind]
-        attrs = {}
+        attrs = {f"{type_id}::{name}": value for name, value in CC_PINNED.get(kind, {}).items()}
         # The resolved form lists every parameter of the controller with its value, the defaults
         # included, so each is pinned on the ns-3 side and no ns-3 default stands in for ours.
         for key, value in sorted(params.items()):
@@ -312,7 +424,12 @@ class _Translator:
                         "HyStart (ACK train + delay increase, from 16 segments, exit straight to congestion "
                         "avoidance); set hystart = false to compare like with like")
                 value = value is not False
-            attrs[f"{type_id}::{names[key]}"] = (str(value).lower() if isinstance(value, bool) else repr(float(value)))
+            if (kind, key) in CC_VALUES:
+                value = CC_VALUES[(kind, key)](value)
+            # ns-3 parses an Uinteger attribute from digits only ("1.0" is refused).
+            attrs[f"{type_id}::{names[key]}"] = (str(value).lower() if isinstance(value, bool)
+                                                 else str(value) if isinstance(value, int) else repr(float(value)))
+        self.caveats.extend(CC_CAVEATS.get(kind, lambda f: [])(fld))
         return type_id, attrs
 
     def tcp_settings(self, fld: str, kind: str, t: dict) -> dict[str, str]:
@@ -451,6 +568,16 @@ class _Translator:
                               "side sets TCP attributes for every socket at once (Config::SetDefault)")
         if tcp:
             defaults.update(tcp[0][1]["ns3_defaults"])
+        if self.step_marking:
+            # The step-marking RedQueueDisc drops a Not-ECT packet it would mark; pinchpoint's hook
+            # forwards it. Only DCTCP sends nothing Not-ECT in ns-3 (ECN_RESTRICTION_MAP in
+            # tcp-socket-base.cc: data, retransmissions and pure ACKs ECT in DctcpEcn mode).
+            for i, f in enumerate(flows):
+                if f["transport"] != "tcp" or f["cc"] != "ns3::TcpDctcp":
+                    raise self.no(f"flows[{i}].{'cc' if f['transport'] == 'tcp' else 'transport'}",
+                                  f"{self.step_marking[0]} needs every flow to be DCTCP: ns-3's step marker drops "
+                                  "the Not-ECT packets (classic ECN retransmissions and ACKs, UDP) that pinchpoint's "
+                                  "hook forwards")
         for i, l in enumerate(links):
             for d in ("ab", "ba"):
                 qd = l[f"qdisc_{d}"]
