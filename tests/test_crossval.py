@@ -357,6 +357,15 @@ def test_cubic_with_hystart_plus_plus_runs_ns3_linux_hystart_with_a_caveat():
     assert len(plan["caveats"]) == 1 and "flows[0].cc.hystart" in plan["caveats"][0]
 
 
+def test_cubic_with_linux_hystart_runs_ns3_hystart_with_a_caveat_on_its_thresholds():
+    s = base()
+    s["flows"][0]["cc"] = {"kind": "cubic", "hystart": "linux"}
+    plan = x.translate(s, "t.toml")
+    assert plan["ns3_defaults"]["ns3::TcpCubic::HyStart"] == "true"
+    assert len(plan["caveats"]) == 1
+    assert "flows[0].cc.hystart" in plan["caveats"][0] and "full minimum RTT" in plan["caveats"][0]
+
+
 def test_cubic_pacing_flag_sets_ns3_pacing():
     s = base()
     s["flows"][0].update(cc={"kind": "cubic", "hystart": False}, tcp={"pacing": True})

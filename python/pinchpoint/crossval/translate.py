@@ -416,13 +416,21 @@ class _Translator:
             if key not in names:
                 raise self.no(f"{fld}.cc.{key}", f"{type_id} has no attribute for it")
             if key == "hystart":
-                if value not in (False, True, "hystart++"):
-                    raise self.no(f"{fld}.cc.hystart", f"expected false or 'hystart++', got {value!r}")
-                if value is not False:
+                if value not in (False, True, "hystart++", "linux"):
+                    raise self.no(f"{fld}.cc.hystart", f"expected false, 'hystart++' or 'linux', got {value!r}")
+                if value == "linux":
+                    # tcp-cubic.cc HystartUpdate: the train fires at now - roundStart > delayMin
+                    # and the delay test adds HystartDelayThresh(delayMin) = clamp(delayMin, 4, 16 ms).
+                    self.caveats.append(
+                        f"{fld}.cc.hystart: ns-3's TcpCubic HyStart has Linux's structure with two thresholds of "
+                        "its own: its ACK train fires after the full minimum RTT (Linux and pinchpoint: half of it) "
+                        "and its delay test at clamp(minRTT, 4 ms, 16 ms) above the minimum (Linux and pinchpoint: "
+                        "clamp(minRTT / 8, ...)), so it leaves slow start later")
+                elif value is not False:
                     self.caveats.append(
                         f"{fld}.cc.hystart: pinchpoint runs HyStart++ (RFC 9406), ns-3's TcpCubic runs Linux "
                         "HyStart (ACK train + delay increase, from 16 segments, exit straight to congestion "
-                        "avoidance); set hystart = false to compare like with like")
+                        "avoidance); set hystart = \"linux\" for the nearest, or false to compare like with like")
                 value = value is not False
             if (kind, key) in CC_VALUES:
                 value = CC_VALUES[(kind, key)](value)
