@@ -167,7 +167,8 @@ impl LinuxHyStart {
 
     /// `cubictcp_acked` for one ACK before the window grows: the minimum RTT, then, in slow start
     /// from `hystart_low_window` segments, `hystart_update`. Returns true when a detector fires
-    /// (the caller sets ssthresh = cwnd).
+    /// (the caller sets ssthresh = cwnd). Kept out of line: an opt-in path most flows never take.
+    #[inline(never)]
     fn on_ack(&mut self, ack: &AckSample, in_slow_start: bool, cwnd_segments: u64, epoch_start: SimTime) -> bool {
         let Some(rtt) = ack.rtt_ps else { return false };
         if epoch_start != NO_EPOCH && ack.now.saturating_sub(epoch_start) < LINUX_EPOCH_SAMPLE_HOLDOFF_PS {
