@@ -267,6 +267,7 @@ def test_directories_and_files_in_the_wrong_place_are_refused_with_the_path_name
     (("--zip", "simulation.seed=4,5"), ["--zip simulation.seed", "--seeds"]),
     (("--set", "flows.f.cc=reno", "--set", "flows.f.cc=newreno"), ["--set flows.f.cc", "appears twice"]),
     (("--zip", "flows.f.cc=[]"), ["--zip flows.f.cc", "no values"]),
+    (("--set", "flows.f.cc="), ["--set flows.f.cc", "no values"]),
     (("--set", "flows.f.cc=reno,reno"), ["--set flows.f.cc", '"reno" appears twice']),
     (("--zip", "flows.f.cc=reno,reno"), ["zip[0]", "appears twice"]),
     (("--set", "flows.f.cc=reno", "--zip", "flows.f.cc=newreno"), ["'flows.f.cc' appears twice"]),

@@ -288,8 +288,13 @@ def maxmin(
         _fail(f"--at: expected an instant of 0 s or later, got {at!r}")
     try:
         res = calc(scenario, at=at, active=active.split(",") if active else None)
-    except (_native.ScenarioError, ValueError) as e:
+    except _native.ScenarioError as e:
         _fail(str(e))
+        return
+    except ValueError as e:
+        # Name the option the value came from (the library names its argument).
+        msg = str(e).replace(f"{scenario}: at = ", "--at ").replace("active: ", "--active: ")
+        _fail(f"{scenario}: {msg}" if not msg.startswith(str(scenario)) else msg)
         return
     t = Table(title=f"max-min fair rates at t = {at:g} s ({res.iterations} fixed-point iterations)")
     for c in ("flow", "rate (bit/s)", "limited by"):

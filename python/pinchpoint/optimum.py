@@ -86,6 +86,10 @@ def flows_of(scenario: Scenario | str | Path, at: float = 0.0) -> tuple[list[Flo
     """Every flow's demand (cap, ack fraction, paths at ``at``) and the ports (name, rate)."""
     text, origin, fmt = _scenario_text(scenario)
     resolved = tomllib.loads(_native.validate(text, origin, fmt))
+    duration_s = _num(resolved["simulation"]["duration"], "ps") * 1e-12
+    if at >= duration_s:
+        raise ValueError(f"{origin}: at = {at:g} s: expected an instant before the end of the run "
+                         f"(simulation.duration = {duration_s:g} s)")
     paths = _native.paths_at(text, origin, fmt, float(at))
     ports = [(n, float(r)) for n, r in paths["ports"]]
     by_name = {n: (fw, rv) for n, fw, rv in paths["flows"]}
@@ -178,7 +182,8 @@ def maxmin(scenario: Scenario | str | Path, at: float = 0.0, active: list[str] |
         names = set(active)
         unknown = names - {d.name for d in demands}
         if unknown:
-            raise ValueError(f"unknown flows: {', '.join(sorted(unknown))}")
+            raise ValueError(f"active: unknown flows {', '.join(sorted(unknown))} (the scenario's flows: "
+                             f"{', '.join(d.name for d in demands)})")
         act = [d for d in demands if d.name in names]
     cap = [r for _, r in ports]
     ack_load = [0.0] * len(ports)

@@ -111,6 +111,8 @@ def parse_values(text: str) -> list[Any]:
     comma-separated list whose items are plain values or tables (commas inside braces,
     brackets and quotes do not separate). A single table is one value."""
     t = text.strip()
+    if not t:
+        return []  # `--set PATH=`: the plan refuses a parameter without values, naming it
     if t.startswith("["):
         v = parse_value(t)
         if isinstance(v, list):
