@@ -85,7 +85,7 @@ def test_unknown_active_flow_is_refused_by_name():
         pp.maxmin(S2, at=10.0, active=["nosuch"])
 
 
-def test_an_instant_at_or_after_the_end_of_the_run_is_refused(tmp_path):
+def test_an_instant_after_the_end_of_the_run_is_refused(tmp_path):
     import subprocess
     import sys
 
@@ -93,9 +93,10 @@ def test_an_instant_at_or_after_the_end_of_the_run_is_refused(tmp_path):
     from pathlib import Path
 
     f.write_text((Path(__file__).parent.parent / "scenarios/examples/two_flows_newreno.toml").read_text())
-    with pytest.raises(ValueError, match=r"at = 60 s: expected an instant before the end of the run \(simulation.duration = 60 s\)"):
-        pp.maxmin(f, at=60.0)
+    with pytest.raises(ValueError, match=r"at = 60.5 s: expected an instant no later than the end of the run \(simulation.duration = 60 s\)"):
+        pp.maxmin(f, at=60.5)
+    assert pp.maxmin(f, at=60.0).rates_bps  # the end itself: what is in force when the run ends
     p = subprocess.run([sys.executable, "-m", "pinchpoint.cli", "maxmin", str(f), "--at", "99"], capture_output=True, text=True)
-    assert p.returncode == 2 and "--at 99 s: expected an instant before the end" in p.stdout + p.stderr
+    assert p.returncode == 2 and "--at 99 s: expected an instant no later than the end" in p.stdout + p.stderr
     p = subprocess.run([sys.executable, "-m", "pinchpoint.cli", "maxmin", str(f), "--active", "f9"], capture_output=True, text=True)
     assert p.returncode == 2 and "--active: unknown flows f9 (the scenario's flows: f1, f2)" in p.stdout + p.stderr

@@ -87,8 +87,10 @@ def flows_of(scenario: Scenario | str | Path, at: float = 0.0) -> tuple[list[Flo
     text, origin, fmt = _scenario_text(scenario)
     resolved = tomllib.loads(_native.validate(text, origin, fmt))
     duration_s = _num(resolved["simulation"]["duration"], "ps") * 1e-12
-    if at >= duration_s:
-        raise ValueError(f"{origin}: at = {at:g} s: expected an instant before the end of the run "
+    # The end itself is a valid instant: the routes and flows in force when the run ends (the
+    # TRUMP reproduction compares RBCC's final rates with it).
+    if at > duration_s:
+        raise ValueError(f"{origin}: at = {at:g} s: expected an instant no later than the end of the run "
                          f"(simulation.duration = {duration_s:g} s)")
     paths = _native.paths_at(text, origin, fmt, float(at))
     ports = [(n, float(r)) for n, r in paths["ports"]]
