@@ -107,6 +107,35 @@ fn cubic_shares_more_fairly_than_newreno_between_flows_of_different_rtts() {
     assert!(cubic > newreno + 0.1, "cubic {cubic:.3} vs newreno {newreno:.3}");
 }
 
+/// One CUBIC flow with slow start `hystart` (a TOML value) on 20 Mbit/s, 60 ms base RTT (a BDP
+/// of about 100 packets) with a 200-packet buffer, for 5 s: (cwnd in segments every 10 ms,
+/// cumulative drops at the bottleneck every 10 ms).
+fn cubic_slow_start(hystart: &str) -> (Vec<(f64, f64)>, Vec<(f64, u64)>) {
+    let line = format!("cc = {{ kind = \"cubic\", hystart = {hystart} }}");
+    let text = bottleneck("20Mbps", "28ms", "{ kind = \"droptail\", limit_pkts = 200 }", "5s", "10ms", &[("1ms", &line)]);
+    let r = run(&text);
+    let cwnd = cwnd_trace(&r, "f0").into_iter().map(|(t, w)| (t, w / 1448.0)).collect();
+    (cwnd, port_samples(&r, "r1->r2", "drops", 0.0))
+}
+
+#[test]
+fn cubic_linux_hystart_ends_slow_start_before_the_buffer_overflows() {
+    // Linux's HyStart (tcp_cubic.c) ends slow start when a round's ACK train spans half the
+    // minimum RTT: once the bottleneck paces the ACKs, well before the window reaches the BDP
+    // plus the buffer (300 packets). Standard slow start doubles into the buffer and overflows it.
+    let at = |trace: &[(f64, f64)], t: f64| trace.iter().find(|p| p.0 >= t - 1e-9).expect("a sample").1;
+    let (linux, linux_drops) = cubic_slow_start("\"linux\"");
+    let (plain, plain_drops) = cubic_slow_start("false");
+    let drops_by = |d: &[(f64, u64)], t: f64| d.iter().filter(|p| p.0 <= t + 1e-9).map(|p| p.1).max().unwrap_or(0);
+    let (w1, w2) = (at(&linux, 1.0), at(&linux, 2.0));
+    eprintln!("linux: cwnd {w1:.0} segments at 1 s, {w2:.0} at 2 s, drops by 5 s {}; standard: drops by 1 s {}",
+        drops_by(&linux_drops, 5.0), drops_by(&plain_drops, 1.0));
+    assert_eq!(drops_by(&linux_drops, 5.0), 0, "HyStart should leave slow start before the buffer overflows");
+    assert!((50.0..200.0).contains(&w1), "slow start should end between BDP/2 and BDP + buffer/2: {w1:.0} segments");
+    assert!(w2 < 1.2 * w1, "after the exit the window grows by CUBIC's curve, not by doubling: {w1:.0} -> {w2:.0}");
+    assert!(drops_by(&plain_drops, 1.0) > 0, "standard slow start should overflow the 2-BDP buffer within 1 s");
+}
+
 /// The load error for a one-flow scenario whose flow has the extra lines `extra`.
 fn load_error(extra: &str) -> String {
     let text = bottleneck("10Mbps", "5ms", "{ kind = \"droptail\", limit_pkts = 10 }", "1s", "1s", &[("1ms", extra)]);
