@@ -100,3 +100,25 @@ def test_an_instant_after_the_end_of_the_run_is_refused(tmp_path):
     assert p.returncode == 2 and "--at 99 s: expected an instant no later than the end" in p.stdout + p.stderr
     p = subprocess.run([sys.executable, "-m", "pinchpoint.cli", "maxmin", str(f), "--active", "f9"], capture_output=True, text=True)
     assert p.returncode == 2 and "--active: unknown flows f9 (the scenario's flows: f1, f2)" in p.stdout + p.stderr
+
+
+def test_option_errors_keep_a_file_name_that_looks_like_a_message(tmp_path):
+    # The CLI names its options from the library's structured error, not by rewriting the text:
+    # a file called "at = 1 active: x.toml" keeps its name.
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    f = tmp_path / "at = 1 active: x.toml"
+    f.write_text((Path(__file__).parent.parent / "scenarios/examples/two_flows_newreno.toml").read_text())
+    for args, expected in ((["--at", "99"], f"{f}: --at 99 s: expected an instant no later than the end"),
+                           (["--active", "f9"], f"{f}: --active: unknown flows f9")):
+        p = subprocess.run([sys.executable, "-m", "pinchpoint.cli", "maxmin", str(f), *args], capture_output=True, text=True,
+                           env={**os.environ, "COLUMNS": "400"})
+        assert p.returncode == 2 and expected in " ".join((p.stdout + p.stderr).split()), p.stdout + p.stderr
+    from pinchpoint.optimum import ArgumentError
+
+    with pytest.raises(ArgumentError) as e:
+        pp.maxmin(f, active=["f9"])
+    assert e.value.argument == "active" and str(e.value).startswith(f"{f}: active: unknown flows f9")

@@ -282,6 +282,7 @@ def maxmin(
     active: Annotated[Optional[str], typer.Option(help="Comma-separated flow names to count as active (overrides start times).")] = None,
 ) -> None:
     """Max-min fair rates of the scenario's flows at an instant (ack overhead and desired rates included)."""
+    from .optimum import ArgumentError
     from .optimum import maxmin as calc
 
     if not (0 <= at < float("inf")):
@@ -291,10 +292,9 @@ def maxmin(
     except _native.ScenarioError as e:
         _fail(str(e))
         return
-    except ValueError as e:
+    except ArgumentError as e:
         # Name the option the value came from (the library names its argument).
-        msg = str(e).replace(f"{scenario}: at = ", "--at ").replace("active: ", "--active: ")
-        _fail(f"{scenario}: {msg}" if not msg.startswith(str(scenario)) else msg)
+        _fail(f"{e.origin}: --{e.argument}" + ("" if e.value is None else f" {e.value}") + f": {e.detail}")
         return
     t = Table(title=f"max-min fair rates at t = {at:g} s ({res.iterations} fixed-point iterations)")
     for c in ("flow", "rate (bit/s)", "limited by"):

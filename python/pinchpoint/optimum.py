@@ -82,6 +82,16 @@ def _scenario_text(scenario: Scenario | str | Path) -> tuple[str, str, str]:
     return _text(scenario)
 
 
+class ArgumentError(ValueError):
+    """A bad argument of ``maxmin`` or ``flows_of``. ``argument`` is its name (``at``, ``active``),
+    ``value`` how it was given (or None), ``detail`` what was expected; the CLI names its option
+    from these instead of rewriting the message."""
+
+    def __init__(self, origin: str, argument: str, value: str | None, detail: str):
+        self.origin, self.argument, self.value, self.detail = origin, argument, value, detail
+        super().__init__(f"{origin}: {argument}" + ("" if value is None else f" = {value}") + f": {detail}")
+
+
 def flows_of(scenario: Scenario | str | Path, at: float = 0.0) -> tuple[list[FlowDemand], list[tuple[str, float]]]:
     """Every flow's demand (cap, ack fraction, paths at ``at``) and the ports (name, rate)."""
     text, origin, fmt = _scenario_text(scenario)
@@ -90,8 +100,8 @@ def flows_of(scenario: Scenario | str | Path, at: float = 0.0) -> tuple[list[Flo
     # The end itself is a valid instant: the routes and flows in force when the run ends (the
     # TRUMP reproduction compares RBCC's final rates with it).
     if at > duration_s:
-        raise ValueError(f"{origin}: at = {at:g} s: expected an instant no later than the end of the run "
-                         f"(simulation.duration = {duration_s:g} s)")
+        raise ArgumentError(origin, "at", f"{at:g} s", "expected an instant no later than the end of the run "
+                            f"(simulation.duration = {duration_s:g} s)")
     paths = _native.paths_at(text, origin, fmt, float(at))
     ports = [(n, float(r)) for n, r in paths["ports"]]
     by_name = {n: (fw, rv) for n, fw, rv in paths["flows"]}
@@ -184,8 +194,8 @@ def maxmin(scenario: Scenario | str | Path, at: float = 0.0, active: list[str] |
         names = set(active)
         unknown = names - {d.name for d in demands}
         if unknown:
-            raise ValueError(f"active: unknown flows {', '.join(sorted(unknown))} (the scenario's flows: "
-                             f"{', '.join(d.name for d in demands)})")
+            raise ArgumentError(_scenario_text(scenario)[1], "active", None, f"unknown flows {', '.join(sorted(unknown))} (the scenario's flows: "
+                                f"{', '.join(d.name for d in demands)})")
         act = [d for d in demands if d.name in names]
     cap = [r for _, r in ports]
     ack_load = [0.0] * len(ports)
