@@ -33,6 +33,16 @@ def _nonfinite(value: object, path: str = "") -> tuple[str, float] | None:
     return None
 
 
+def scenario_file_problem(path: Path) -> str | None:
+    """Why ``path`` cannot be read as a scenario file (a directory, nothing there), or None. The
+    CLI asks before it draws a progress bar; ``_text`` raises it as a ScenarioError."""
+    if path.is_dir():
+        return f"{path}: expected a scenario file (TOML), got a directory"
+    if not path.exists():
+        return f"{path}: no such scenario file"
+    return None
+
+
 def _text(scenario: ScenarioLike) -> tuple[str, str, str]:
     """(text, origin, format) for the native side."""
     if isinstance(scenario, Scenario):
@@ -53,11 +63,12 @@ def _text(scenario: ScenarioLike) -> tuple[str, str, str]:
         raise TypeError(f"expected a Scenario (pinchpoint.Scenario) or the path of a scenario file, got {type(scenario).__name__}"
                         + (" (a dict: Scenario.from_dict(d) makes one)" if isinstance(scenario, dict) else ""))
     p = Path(scenario)
-    if p.is_dir():
-        raise _native.ScenarioError(f"{p}: expected a scenario file (TOML), got a directory")
+    problem = scenario_file_problem(p)
+    if problem is not None:
+        raise _native.ScenarioError(problem)
     try:
         text = p.read_text()
-    except FileNotFoundError:
+    except FileNotFoundError:  # removed since the check
         raise _native.ScenarioError(f"{p}: no such scenario file") from None
     except UnicodeDecodeError:
         raise _native.ScenarioError(f"{p}: not a text (UTF-8) file") from None

@@ -161,11 +161,9 @@ def run(
             refuse_out_dir(out)  # before the run: writing replaces --out, which must not be someone's folder
         except FileExistsError as e:
             _fail(f"--out: {e}")
-    # Before the progress bar is drawn (api names the file the same way).
-    if scenario.is_dir():
-        _fail(f"{scenario}: expected a scenario file (TOML), got a directory")
-    if not scenario.exists():
-        _fail(f"{scenario}: no such scenario file")
+    problem = api.scenario_file_problem(scenario)  # before the progress bar is drawn
+    if problem is not None:
+        _fail(problem)
     _import_pyarrow_meanwhile()  # after the options' checks: a refused option does not wait for it
     try:
         if pcap:
