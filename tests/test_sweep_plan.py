@@ -40,6 +40,22 @@ def test_parameters_address_list_elements_by_name_link_and_index():
     assert s.data["links"][0]["delay"] == "2ms"
 
 
+def test_names_with_dots_are_reachable_by_a_path():
+    # Hosts named by address, flows named f.1: the longest run of components naming an element wins.
+    from pinchpoint.scenario import set_path
+
+    d = {"nodes": [{"name": "10.0.0.1"}, {"name": "r1"}], "links": [{"a": "10.0.0.1", "b": "r1", "delay": "1ms"}],
+         "flows": [{"name": "f.1", "cc": "reno"}, {"name": "f", "cc": "reno"}]}
+    set_path(d, "flows.f.1.cc", "cubic")
+    set_path(d, "flows.f.cc", "vegas")
+    set_path(d, "links.10.0.0.1->r1.delay", "2ms")
+    set_path(d, "nodes.10.0.0.1.kind", "host")
+    assert [f["cc"] for f in d["flows"]] == ["cubic", "vegas"]
+    assert d["links"][0]["delay"] == "2ms" and d["nodes"][0]["kind"] == "host"
+    with pytest.raises(ParameterError, match=r"no link r1->10.0.0.1 in links \(the link is written 10.0.0.1->r1"):
+        set_path(d, "links.r1->10.0.0.1.delay", "3ms")
+
+
 @pytest.mark.parametrize("path, words", [
     ("flows.f9.cc", ["flows.f9.cc", "no element named 'f9'", "f1"]),
     ("links.7.rate", ["links.7.rate", "out of range", "2 element"]),

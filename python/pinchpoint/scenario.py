@@ -86,15 +86,24 @@ def set_path(data: dict[str, Any], dotted: str, value: Any) -> None:
         raise ParameterError(f"parameter {dotted!r}: empty path component")
     node: Any = data
     where = ""
-    for k, p in enumerate(parts):
-        last = k == len(parts) - 1
+    k = 0
+    while k < len(parts):
+        p = parts[k]
         if isinstance(node, list):
-            i = _find(node, p, where or "the scenario", dotted)
-            if last:
+            # A name may hold dots itself (a host called 10.0.0.1, a link 10.0.0.1->10.0.0.2):
+            # the longest run of components that names an element wins.
+            i, used = _find_dotted(node, parts, k, where or "the scenario", dotted)
+            if i is None:
+                i, used = _find(node, p, where or "the scenario", dotted), 1
+            where = ".".join(parts[k:k + used])
+            k += used
+            if k == len(parts):
                 node[i] = value
                 return
             node = node[i]
-        elif isinstance(node, dict):
+            continue
+        last = k == len(parts) - 1
+        if isinstance(node, dict):
             if last:
                 node[p] = value
                 return
@@ -107,7 +116,31 @@ def set_path(data: dict[str, Any], dotted: str, value: Any) -> None:
         else:
             raise ParameterError(f"parameter {dotted!r}: {where} is a value, not a table or list")
         where = p
+        k += 1
     raise AssertionError("unreachable")
+
+
+def _find_dotted(lst: list[Any], parts: list[str], k: int, section: str, dotted: str) -> tuple[int | None, int]:
+    """(index, components used) of the element of ``lst`` named by two or more of ``parts``
+    from ``k`` on (a name or ``a->b`` with dots in it), the longest first; (None, 0) if none.
+    A link named the other way round raises ``_find``'s error, which says so."""
+    reversed_link = None
+    for j in range(len(parts), k + 1, -1):
+        candidate = ".".join(parts[k:j])
+        for i, e in enumerate(lst):
+            if not isinstance(e, dict):
+                continue
+            if e.get("name") == candidate:
+                return i, j - k
+            if "->" in candidate and "a" in e and "b" in e:
+                a, b = (x.strip() for x in candidate.split("->", 1))
+                if e["a"] == a and e["b"] == b:
+                    return i, j - k
+                if e["a"] == b and e["b"] == a and reversed_link is None:
+                    reversed_link = candidate
+    if reversed_link is not None:
+        _find(lst, reversed_link, section, dotted)
+    return None, 0
 
 
 def bulk() -> dict[str, Any]:

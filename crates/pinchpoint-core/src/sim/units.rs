@@ -113,7 +113,13 @@ impl Duration {
         if secs > MAX_DURATION_S {
             return Err(format!("expected a duration of at most {MAX_DURATION_S} s"));
         }
-        Ok(Duration((secs * PS_PER_S as f64).round() as SimTime))
+        let ps = (secs * PS_PER_S as f64).round() as SimTime;
+        // The clock counts whole picoseconds: a positive duration that rounds to none would
+        // silently become 0 (a link without delay, a timer that fires at once).
+        if ps == 0 && secs > 0.0 {
+            return Err("expected 0 or at least 1 ps (the clock's resolution)".into());
+        }
+        Ok(Duration(ps))
     }
     /// The duration in seconds.
     pub fn secs(self) -> f64 {
@@ -312,5 +318,10 @@ mod tests {
         assert!(Bytes::parse("1e17B").is_err());
         assert!(Rate::parse("1Pbps").is_err(), "no such unit");
         assert_eq!(Duration::parse("1000000s").unwrap().0, 1_000_000 * PS_PER_S);
+        // Below the clock's resolution: refused rather than rounded to nothing; 0.6 ps is 1 ps.
+        assert!(Duration::parse("0.4ps").unwrap_err().contains("at least 1 ps"), "{:?}", Duration::parse("0.4ps"));
+        assert!(Duration::parse("1e-13").is_err());
+        assert_eq!(Duration::parse("0.6ps").unwrap().0, 1);
+        assert_eq!(Duration::parse("0ps").unwrap().0, 0);
     }
 }
