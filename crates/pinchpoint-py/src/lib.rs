@@ -160,6 +160,17 @@ fn default_cc() -> String {
     serde_json::to_string(&CcConfig::default()).expect("a controller config serialises")
 }
 
+/// The units the scenario format reads, as (unit, kind, multiplier to the base unit): kinds
+/// "rate" (bit/s), "duration" (s) and "size" (bytes). `pinchpoint.units` is built from these.
+#[pyfunction]
+fn unit_table() -> Vec<(&'static str, &'static str, f64)> {
+    use pinchpoint_core::sim::units::{DURATION_UNITS_PS, RATE_UNITS, SIZE_UNITS};
+    let rates = RATE_UNITS.iter().map(|&(u, m)| (u, "rate", m));
+    let durations = DURATION_UNITS_PS.iter().map(|&(u, ps)| (u, "duration", ps / 1e12));
+    let sizes = SIZE_UNITS.iter().map(|&(u, m)| (u, "size", m));
+    rates.chain(durations).chain(sizes).collect()
+}
+
 /// The loss recovery a flow's `tcp` table (JSON, as in a resolved scenario) runs with, which the
 /// resolved scenario leaves to these rules when `sack`, `recovery` or `prr` is absent: `sack`
 /// (SACK blocks exchanged), `recovery` ("sack", "newreno" or "reno") and `prr` (RFC 6937 in SACK
@@ -641,6 +652,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(queue_in_effect, m)?)?;
     m.add_function(wrap_pyfunction!(tcp_in_effect, m)?)?;
     m.add_function(wrap_pyfunction!(default_cc, m)?)?;
+    m.add_function(wrap_pyfunction!(unit_table, m)?)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("ResourceLimitError", m.py().get_type::<ResourceLimitError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

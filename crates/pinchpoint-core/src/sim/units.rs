@@ -17,6 +17,39 @@ use serde::de::{self, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
 
+/// Units of a rate and their bit/s (a bare number is bit/s). Python's `pinchpoint.units` reads
+/// these three tables through the native module, so the two never disagree.
+pub const RATE_UNITS: &[(&str, f64)] = &[
+    ("bps", 1.0), ("bit/s", 1.0), ("b/s", 1.0),
+    ("kbps", 1e3), ("Kbps", 1e3), ("kbit/s", 1e3), ("Kbit/s", 1e3), ("kb/s", 1e3),
+    ("Mbps", 1e6), ("Mbit/s", 1e6), ("Mb/s", 1e6),
+    ("Gbps", 1e9), ("Gbit/s", 1e9), ("Gb/s", 1e9),
+    ("Tbps", 1e12), ("Tbit/s", 1e12),
+    ("Bps", 8.0), ("B/s", 8.0),
+    ("kBps", 8e3), ("KBps", 8e3), ("kB/s", 8e3), ("KB/s", 8e3),
+    ("MBps", 8e6), ("MB/s", 8e6),
+    ("GBps", 8e9), ("GB/s", 8e9),
+];
+/// Units of a duration and their picoseconds (a bare number is seconds).
+pub const DURATION_UNITS_PS: &[(&str, f64)] = &[
+    ("s", PS_PER_S as f64), ("sec", PS_PER_S as f64), ("ms", 1e9), ("us", 1e6), ("µs", 1e6), ("ns", 1e3), ("ps", 1.0),
+    ("min", 60.0 * PS_PER_S as f64), ("h", 3600.0 * PS_PER_S as f64),
+];
+/// Units of a size and their bytes (a bare number is bytes).
+pub const SIZE_UNITS: &[(&str, f64)] = &[
+    ("B", 1.0), ("bytes", 1.0), ("KB", 1e3), ("kB", 1e3), ("MB", 1e6), ("GB", 1e9),
+    ("KiB", 1024.0), ("MiB", 1024.0 * 1024.0), ("GiB", 1024.0 * 1024.0 * 1024.0),
+    ("bit", 0.125), ("bits", 0.125), ("kbit", 125.0), ("Kbit", 125.0), ("Mbit", 125_000.0),
+];
+
+/// The multiplier of `unit` in `table`; `bare` for a number without a unit.
+fn multiplier(table: &[(&str, f64)], unit: &str, bare: f64) -> Option<f64> {
+    if unit.is_empty() {
+        return Some(bare);
+    }
+    table.iter().find(|(u, _)| *u == unit).map(|&(_, m)| m)
+}
+
 fn split_number(s: &str) -> Option<(f64, &str)> {
     let s = s.trim();
     let end = s
@@ -44,25 +77,16 @@ impl Rate {
     /// Parses `64kbps`, `10Mbps`, `1Gbps`, `1.5Mbit/s`, `500bps` or a bare number of bit/s.
     pub fn parse(s: &str) -> Result<Rate, String> {
         let (v, unit) = split_number(s).ok_or_else(|| format!("expected a rate like '10Mbps', got '{s}'"))?;
-        let mult = match unit {
-            "" | "bps" | "bit/s" | "b/s" => 1.0,
-            "kbps" | "Kbps" | "kbit/s" | "Kbit/s" | "kb/s" => 1e3,
-            "Mbps" | "Mbit/s" | "Mb/s" => 1e6,
-            "Gbps" | "Gbit/s" | "Gb/s" => 1e9,
-            // tc reads 'mbps' and 'gbps' as bytes per second, ns-3 (and these units, case
-            // sensitive like ns-3's) Mbps as bits: the lower-case spellings are refused rather
-            // than read as one or the other.
-            "mbps" | "gbps" => {
-                let bits = if unit == "mbps" { "Mbps" } else { "Gbps" };
-                let bytes = if unit == "mbps" { "MBps" } else { "GBps" };
-                return Err(format!("'{unit}' is ambiguous (tc reads it as bytes per second): expected '{bits}' for bits or '{bytes}' for bytes per second, got '{s}'"));
-            }
-            "Tbps" | "Tbit/s" => 1e12,
-            "Bps" | "B/s" => 8.0,
-            "kBps" | "KBps" | "kB/s" | "KB/s" => 8e3,
-            "MBps" | "MB/s" => 8e6,
-            "GBps" | "GB/s" => 8e9,
-            _ => return Err(format!("expected a rate like '10Mbps' (units bps, kbps, Mbps, Gbps, Bps, kBps, MBps), got '{s}'")),
+        // tc reads 'mbps' and 'gbps' as bytes per second, ns-3 (and these units, case sensitive
+        // like ns-3's) Mbps as bits: the lower-case spellings are refused rather than read as
+        // one or the other.
+        if unit == "mbps" || unit == "gbps" {
+            let bits = if unit == "mbps" { "Mbps" } else { "Gbps" };
+            let bytes = if unit == "mbps" { "MBps" } else { "GBps" };
+            return Err(format!("'{unit}' is ambiguous (tc reads it as bytes per second): expected '{bits}' for bits or '{bytes}' for bytes per second, got '{s}'"));
+        }
+        let Some(mult) = multiplier(RATE_UNITS, unit, 1.0) else {
+            return Err(format!("expected a rate like '10Mbps' (units bps, kbps, Mbps, Gbps, Bps, kBps, MBps), got '{s}'"));
         };
         Rate::checked(v * mult).map_err(|e| format!("{e}, got '{s}'"))
     }
@@ -90,15 +114,8 @@ impl Duration {
     /// Parses `10ms`, `1.5s`, `250us`, `40ns`, `3ps`, `2min` or a bare number of seconds.
     pub fn parse(s: &str) -> Result<Duration, String> {
         let (v, unit) = split_number(s).ok_or_else(|| format!("expected a duration like '10ms', got '{s}'"))?;
-        let ps_per_unit = match unit {
-            "" | "s" | "sec" => PS_PER_S as f64,
-            "ms" => 1e9,
-            "us" | "µs" => 1e6,
-            "ns" => 1e3,
-            "ps" => 1.0,
-            "min" => 60.0 * PS_PER_S as f64,
-            "h" => 3600.0 * PS_PER_S as f64,
-            _ => return Err(format!("expected a duration like '10ms' (units s, ms, us, ns, ps, min, h), got '{s}'")),
+        let Some(ps_per_unit) = multiplier(DURATION_UNITS_PS, unit, PS_PER_S as f64) else {
+            return Err(format!("expected a duration like '10ms' (units s, ms, us, ns, ps, min, h), got '{s}'"));
         };
         if v < 0.0 {
             return Err(format!("expected a non-negative duration, got '{s}'"));
@@ -146,18 +163,8 @@ impl Bytes {
     /// Parses `1500B`, `64KB` (1000), `256KiB` (1024), `1MB`, `2MiB`, `1GB`, `4kbit` or a bare number of bytes.
     pub fn parse(s: &str) -> Result<Bytes, String> {
         let (v, unit) = split_number(s).ok_or_else(|| format!("expected a size like '256KiB', got '{s}'"))?;
-        let mult = match unit {
-            "" | "B" | "bytes" => 1.0,
-            "KB" | "kB" => 1e3,
-            "MB" => 1e6,
-            "GB" => 1e9,
-            "KiB" => 1024.0,
-            "MiB" => 1024.0 * 1024.0,
-            "GiB" => 1024.0 * 1024.0 * 1024.0,
-            "bit" | "bits" => 0.125,
-            "kbit" | "Kbit" => 125.0,
-            "Mbit" => 125_000.0,
-            _ => return Err(format!("expected a size like '256KiB' (units B, KB, MB, GB, KiB, MiB, GiB, bit, kbit, Mbit), got '{s}'")),
+        let Some(mult) = multiplier(SIZE_UNITS, unit, 1.0) else {
+            return Err(format!("expected a size like '256KiB' (units B, KB, MB, GB, KiB, MiB, GiB, bit, kbit, Mbit), got '{s}'"));
         };
         if v < 0.0 {
             return Err(format!("expected a non-negative size, got '{s}'"));
@@ -297,6 +304,29 @@ mod tests {
         assert_eq!(Bytes::parse("64KB").unwrap().0, 64_000);
         assert_eq!(Bytes::parse("4kbit").unwrap().0, 500);
         assert_eq!(Bytes::parse("1e3B").unwrap().0, 1000);
+    }
+
+    #[test]
+    fn every_unit_of_the_tables_parses_to_its_multiplier() {
+        // Python's typed sweep columns read these tables (`unit_table`): each entry must be
+        // what the parser does with the unit.
+        for &(u, m) in RATE_UNITS {
+            assert_eq!(Rate::parse(&format!("2{u}")).unwrap().0, 2.0 * m, "{u}");
+        }
+        for &(u, ps) in DURATION_UNITS_PS {
+            assert_eq!(Duration::parse(&format!("2{u}")).unwrap().0, (2.0 * ps) as SimTime, "{u}");
+        }
+        for &(u, m) in SIZE_UNITS {
+            assert_eq!(Bytes::parse(&format!("16{u}")).unwrap().0, (16.0 * m) as u64, "{u}");
+        }
+        // The units the error messages list are in the tables.
+        for (msg, table) in [(Rate::parse("1x").unwrap_err(), RATE_UNITS), (Duration::parse("1x").unwrap_err(), DURATION_UNITS_PS),
+                             (Bytes::parse("1x").unwrap_err(), SIZE_UNITS)] {
+            let listed = msg.split("(units ").nth(1).and_then(|r| r.split(')').next()).expect("a unit list");
+            for u in listed.split(", ") {
+                assert!(table.iter().any(|e| e.0 == u), "{u} listed in '{msg}' but not in the table");
+            }
+        }
     }
 
     #[test]
