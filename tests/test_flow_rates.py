@@ -75,3 +75,15 @@ def test_a_handshake_delays_data_by_one_round_trip_and_is_reported():
     assert math.isclose(r.loc["t", "handshake_s"], 2 * (0.005 + 52 * 8 / 10e6), rel_tol=1e-9)
     assert r.loc["t", "syn_retransmits"] == 0 and not r.loc["t", "handshake_failed"]
     assert math.isnan(r.loc["u", "handshake_s"])
+
+
+def test_a_sweep_stores_flow_rates_as_a_single_run_does(tmp_path):
+    # The sweep's workers once sent back only the summary tables, so the store had no interval
+    # rates for sweep runs (and a later sweep could not add them: stored keys are skipped).
+    from pinchpoint.sweep import sweep
+
+    db = tmp_path / "s.duckdb"
+    t = sweep(cbr(), {"flows.t.cc": ["reno", "cubic"]}, seeds=[1], store=db, workers=1)
+    with Store(db) as st:
+        q = st.query("SELECT run, count(*) AS n FROM flow_rates GROUP BY run ORDER BY run")
+    assert sorted(q["run"]) == sorted(t["run"]) and list(q["n"]) == [40, 40]

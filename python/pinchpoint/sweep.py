@@ -49,7 +49,7 @@ from typing import Any
 from . import units
 from .plan import Plan, PlanError
 from .scenario import Scenario, set_path
-from .store import Store
+from .store import OPTIONAL_TABLES, SUMMARIES, Store
 
 class SchedulerError(ValueError):
     """The Dask scheduler given to a sweep could not be reached."""
@@ -185,7 +185,9 @@ def _run_point(scenario: dict[str, Any], origin: str, seed: int, keep_series: bo
 
     # In slices, so that the watchdog thread gets the interpreter between them.
     res = api.run(Scenario.from_dict(scenario, origin=origin), seed=seed, progress=lambda now, end: None, steps=20)
-    keep = ("flows", "ports", "links", "transfers", "groups") if not keep_series else tuple(res.tables)
+    # What the store keeps of every run (its summaries, and the optional tables it stores when a
+    # run recorded them, as `pinchpoint run --store` does); everything with --keep series.
+    keep = SUMMARIES + OPTIONAL_TABLES if not keep_series else tuple(res.tables)
     res.key  # noqa: B018 (meta["run"], hashed here from the scenario in memory, not from the text in the parent)
     return res.meta, res.scenario_toml, {name: t for name, t in res.tables.items() if name in keep}
 
