@@ -69,3 +69,26 @@ def test_sweep_refuses_scheduler_settings_without_effect(tmp_path, kw, says):
     with pytest.raises(ValueError, match=says):
         sweep(tiny(), {"links.1.rate": ["5Mbps"]}, store=tmp_path / "d.duckdb", **kw)
     assert not (tmp_path / "d.duckdb").exists()
+
+
+def test_a_run_that_fails_names_its_point_stops_the_sweep_at_once_and_keeps_the_finished_runs(tmp_path):
+    # Three points on two workers: a short run, one that would run for minutes, and one that
+    # stops at a resource bound within milliseconds (on the first worker, after the short run).
+    # The error crosses the process boundary as the library's own class (once it could not be
+    # unpickled and arrived as a PicklingError) and names the point; the sweep ends without
+    # waiting for the long run, and the short run that finished is in the store.
+    import time
+
+    db = tmp_path / "s.duckdb"
+    t0 = time.monotonic()
+    with pytest.raises(pp.ResourceLimitError) as e:
+        sweep(tiny(), zip={"simulation.max_live_packets": [10**6, 10**6, 20], "simulation.duration": ["2s", "20000s", "2s"]},
+              seeds=[1], store=db, workers=2)
+    elapsed = time.monotonic() - t0
+    assert "sweep point simulation.max_live_packets=20, simulation.duration=2s, seed 1:" in str(e.value)
+    assert "max_live_packets" in str(e.value).split("seed 1:")[1]
+    assert elapsed < 30, f"the sweep waited {elapsed:.0f} s for the run in progress"
+    short = tiny()
+    short.data["simulation"]["max_live_packets"] = 10**6
+    with Store(db) as st:
+        assert list(st.runs()["key"]) == [pp.run(short, seed=1).key]

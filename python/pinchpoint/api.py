@@ -93,8 +93,8 @@ def load(scenario: ScenarioLike, seed: int | None = None) -> _native.Simulation:
     """Parses, validates and builds a scenario; raises :class:`ScenarioError` naming the file,
     the field and what was expected."""
     # bool is an int in Python: seed=True ran as seed 1.
-    if seed is not None and not (isinstance(seed, int) and not isinstance(seed, bool) and 0 <= seed < 2**64):
-        raise ValueError(f"seed: expected an integer from 0 to 2**64 - 1, got {seed!r}")
+    if seed is not None and not (isinstance(seed, int) and not isinstance(seed, bool) and 0 <= seed < 2**63):
+        raise ValueError(f"seed: expected an integer from 0 to 2**63 - 1 (a TOML integer, and the int64 seed column of the results), got {seed!r}")
     text, origin, fmt = _text(scenario)
     return _native_call(_native.Simulation, text, origin, fmt, seed)
 

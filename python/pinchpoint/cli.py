@@ -145,8 +145,8 @@ def run(
                     "r1->r2) into a pcapng file in --out (or the current directory); repeatable.")] = None,
 ) -> None:
     """Run a scenario: progress bar, summary table, results written atomically to --out."""
-    if seed is not None and not (0 <= seed < 2**64):
-        _fail(f"--seed: expected an integer from 0 to 2^64 - 1, got {seed}")
+    if seed is not None and not (0 <= seed < 2**63):
+        _fail(f"--seed: expected an integer from 0 to 2^63 - 1, got {seed}")
     if store is not None:
         from .store import NotAStore, check_store_path
 
@@ -568,9 +568,9 @@ def sweep(
     if seed_list is not None:
         if not seed_list:
             _fail(f"--seeds {seeds!r}: expected comma-separated integers, at least one")
-        bad = [x for x in seed_list if not 0 <= x < 2**64]
+        bad = [x for x in seed_list if not 0 <= x < 2**63]
         if bad:
-            _fail(f"--seeds: expected integers from 0 to 2^64 - 1, got {bad[0]}")
+            _fail(f"--seeds: expected integers from 0 to 2^63 - 1, got {bad[0]}")
         if _first_duplicate(seed_list) is not None:
             _fail(f"--seeds: seed {_first_duplicate(seed_list)} appears twice (the same runs twice)")
     if keep not in (None, "series"):
@@ -592,14 +592,15 @@ def sweep(
         _fail(f"--store: {e}")
     try:
         with warnings.catch_warnings(record=True) as caught, \
-                Progress(TextColumn("[bold]sweep"), BarColumn(), TextColumn("{task.completed}/{task.total} runs"),
+                Progress(TextColumn("[bold]sweep"), BarColumn(), TextColumn("{task.fields[runs]}"),
                          TimeElapsedColumn(), console=console) as prog:
             warnings.simplefilter("always")
-            task = prog.add_task("sweep", total=None)
+            # Until the sweep has checked every point, the number of runs is not known.
+            task = prog.add_task("sweep", total=None, runs="checking the points")
             table = sweep_mod.sweep(scenario, grid, seeds=seed_list, store=store, scheduler=scheduler,
                                     scheduler_timeout_s=scheduler_timeout, workers=workers, zip=zipped or None,
                                     plan=plan, keep=[keep] if keep else (),
-                                    progress=lambda d, n: prog.update(task, completed=d, total=n))
+                                    progress=lambda d, n: prog.update(task, completed=d, total=n, runs=f"{d}/{n} runs"))
     except (_native.ScenarioError, ParameterError, PlanError, StoreLocked, NotAStore) as e:
         _fail(str(e))
         return

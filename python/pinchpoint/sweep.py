@@ -297,6 +297,55 @@ def _stored_tables(st: Store, key: str) -> dict[str, Any]:
     return out
 
 
+def _stop_workers(pool: Any) -> None:
+    """Ends a local pool's worker processes now: leaving the pool's ``with`` block would wait for
+    the runs in progress (minutes, perhaps) only to discard them. Their runs are lost; finished
+    runs are stored already."""
+    kill = getattr(pool, "kill_workers", None)  # Python 3.14
+    if kill is not None:
+        kill()
+        return
+    for proc in list((getattr(pool, "_processes", None) or {}).values()):
+        proc.kill()
+
+
+def _run_pending(pending: list, scheduler: str | None, scheduler_timeout_s: float | None, workers: int | None,
+                 keep_series: bool, collect: Callable[[Iterable[Any], dict[Any, tuple]], None]) -> None:
+    """Runs the points not in the store, on the scheduler or a local process pool, handing each
+    finished future to ``collect``."""
+    if pending and scheduler:
+        from dask.distributed import Client
+        from dask.distributed import as_completed as dask_completed
+
+        try:
+            client = Client(scheduler, **({"timeout": scheduler_timeout_s} if scheduler_timeout_s is not None else {}))
+        except (OSError, ValueError) as e:  # OSError: nothing answered within the connect timeout
+            raise SchedulerError(f"scheduler {scheduler!r}: the address could not be reached ({e})") from None
+        with client:
+            futs = {client.submit(_run_point, s.to_dict(), s.origin, seed, keep_series, pure=False): (point, seed, src)
+                    for point, s, seed, src in pending}
+            collect(dask_completed(futs), futs)
+    elif pending:
+        import multiprocessing as mp
+        from concurrent.futures import ProcessPoolExecutor, as_completed
+
+        n = workers or min(len(pending), os.cpu_count() or 1)
+        # fork: workers are children of this process (so the death signal reaches them) and a
+        # script that calls sweep() needs no `if __name__ == "__main__"` guard.
+        ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
+        with ProcessPoolExecutor(max_workers=n, mp_context=ctx,
+                                 initializer=_worker_init, initargs=(os.getpid(),)) as pool:
+            futs = {pool.submit(_run_point, s.to_dict(), s.origin, seed, keep_series): (point, seed, src)
+                    for point, s, seed, src in pending}
+            try:
+                collect(as_completed(futs), futs)
+            except BaseException:
+                for f in futs:
+                    f.cancel()
+                _stop_workers(pool)
+                raise
+
+
 def sweep(base: Scenario | str | Path, grid: dict[str, Iterable[Any]] | None = None, seeds: Iterable[int] | None = None,
           store: str | Path | Store = "results/sweep.duckdb", scheduler: str | None = None,
           workers: int | None = None, progress: Callable[[int, int], None] | None = None, *,
@@ -415,7 +464,10 @@ def sweep(base: Scenario | str | Path, grid: dict[str, Iterable[Any]] | None = N
         nonlocal done
         for fut in completed:
             point, seed, sources = futs[fut]
-            meta, toml, tables = fut.result()
+            try:
+                meta, toml, tables = fut.result()
+            except _native.ScenarioError as e:  # and ResourceLimitError: name the run that failed
+                raise type(e)(f"sweep point {_where(point)}, seed {seed}: {e}") from None
             res = Results.from_tables(meta, toml, tables)
             key = st.put(res, tags={**tags_base, **{k: _cell(v) for k, v in point.items()}, "seed": seed},
                          keep_series="series" in keep, merge=False)
@@ -426,38 +478,14 @@ def sweep(base: Scenario | str | Path, grid: dict[str, Iterable[Any]] | None = N
                 progress(done, len(jobs))
 
     keep_series = "series" in keep
-    if pending and scheduler:
-        from dask.distributed import Client
-        from dask.distributed import as_completed as dask_completed
-
-        try:
-            client = Client(scheduler, **({"timeout": scheduler_timeout_s} if scheduler_timeout_s is not None else {}))
-        except (OSError, ValueError) as e:  # OSError: nothing answered within the connect timeout
-            raise SchedulerError(f"scheduler {scheduler!r}: the address could not be reached ({e})") from None
-        with client:
-            futs = {client.submit(_run_point, s.to_dict(), s.origin, seed, keep_series, pure=False): (point, seed, src)
-                    for point, s, seed, src in pending}
-            collect(dask_completed(futs), futs)
-    elif pending:
-        import multiprocessing as mp
-        from concurrent.futures import ProcessPoolExecutor, as_completed
-
-        n = workers or min(len(pending), os.cpu_count() or 1)
-        # fork: workers are children of this process (so the death signal reaches them) and a
-        # script that calls sweep() needs no `if __name__ == "__main__"` guard.
-        ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
-        with ProcessPoolExecutor(max_workers=n, mp_context=ctx,
-                                 initializer=_worker_init, initargs=(os.getpid(),)) as pool:
-            futs = {pool.submit(_run_point, s.to_dict(), s.origin, seed, keep_series): (point, seed, src)
-                    for point, s, seed, src in pending}
-            try:
-                collect(as_completed(futs), futs)
-            except BaseException:
-                for f in futs:
-                    f.cancel()
-                raise
-
-    st.merge()  # finished runs are spooled on disk already; one transaction puts them in DuckDB
+    if progress:
+        progress(done, len(jobs))  # the total is known before the first run ends
+    try:
+        _run_pending(pending, scheduler, scheduler_timeout_s, workers, keep_series, collect)
+    finally:
+        # Runs that finished are spooled on disk already; one transaction puts them in DuckDB,
+        # also when a run failed or the sweep was interrupted (a rerun then reuses them).
+        st.merge()
     table = pd.DataFrame(rows)
     if table.empty:
         return table

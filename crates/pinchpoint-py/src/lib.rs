@@ -24,8 +24,8 @@ use std::thread::JoinHandle;
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-create_exception!(_native, ScenarioError, PyValueError, "A scenario is invalid: the message names the file, the field and what was expected.");
-create_exception!(_native, ResourceLimitError, ScenarioError, "A run stopped at a resource bound (live packets, a shaper's backlog): the message names the bound.");
+create_exception!(pinchpoint._native, ScenarioError, PyValueError, "A scenario is invalid: the message names the file, the field and what was expected.");
+create_exception!(pinchpoint._native, ResourceLimitError, ScenarioError, "A run stopped at a resource bound (live packets, a shaper's backlog): the message names the bound.");
 
 fn parse(text: &str, origin: &str, fmt: &str) -> PyResult<Scenario> {
     let r = match fmt {

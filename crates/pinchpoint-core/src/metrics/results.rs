@@ -150,7 +150,8 @@ impl Results {
             "delay_min_s": F64 => |x| x.f.stats.delay_or_nan(|d| d.secs.min_or_nan()),
             "delay_max_s": F64 => |x| x.f.stats.delay_or_nan(|d| d.secs.max_or_nan()),
             "delay_std_s": F64 => |x| x.f.stats.delay_or_nan(|d| d.secs.std()),
-            "delay_p99_s": F64 => |x| x.f.stats.delay_or_nan(|d| d.hist_ns.quantile(0.99) * 1e-9),
+            // Clamped to the exact extremes (the histogram's bucket midpoint may lie beyond them).
+            "delay_p99_s": F64 => |x| x.f.stats.delay_or_nan(|d| (d.hist_ns.quantile(0.99) * 1e-9).min(d.secs.max_or_nan()).max(d.secs.min_or_nan())),
             "rtt_mean_s": F64 => |x| nan_unless(x.r.rtt_samples > 0, x.r.rtt_sum_ps / x.r.rtt_samples as f64 * 1e-12),
             "rtt_min_s": F64 => |x| nan_unless(x.r.rtt_samples > 0, ps_to_secs(x.r.rtt_min_ps)),
             "rtt_max_s": F64 => |x| nan_unless(x.r.rtt_samples > 0, ps_to_secs(x.r.rtt_max_ps)),

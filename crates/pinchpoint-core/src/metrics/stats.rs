@@ -303,7 +303,9 @@ impl LogHistogram {
         self.buckets().iter().map(|&(_, c)| c as u128).sum()
     }
 
-    /// The value below which a fraction `q` of the weight lies (bucket midpoint; exact below 128).
+    /// The value below which a fraction `q` of the weight lies (bucket midpoint; exact below 128,
+    /// above it within half a bucket, 1/128 of the value). Callers that know the extremes clamp
+    /// to them: the midpoint of the top bucket may exceed the largest value added.
     pub fn quantile(&self, q: f64) -> f64 {
         let buckets = self.buckets();
         let total: u128 = buckets.iter().map(|&(_, c)| c as u128).sum();
@@ -436,14 +438,16 @@ impl TimeWeighted {
         let var = (c.integral_sq / span - mean * mean).max(0.0);
         // The minimum over time: zero if the value ever sat at zero for a positive time.
         let min = c.min_held();
-        (mean, var.sqrt(), min, c.max as f64, c.hist.quantile(0.99))
+        // A bucket's midpoint may lie beyond the extremes held (the top bucket holding only the
+        // maximum): a p99 above the max it summarises is wrong, whatever the bucket's width.
+        let p99 = c.hist.quantile(0.99).min(c.max as f64).max(min);
+        (mean, var.sqrt(), min, c.max as f64, p99)
     }
 
     fn min_held(&self) -> f64 {
         // The lowest bucket that has weight.
         self.hist.min_value().map_or(self.current as f64, |v| v as f64)
-    }
-}
+    }}
 
 /// Jain's fairness index of a set of allocations: (sum x)^2 / (n * sum x^2); 1 is perfectly fair.
 pub fn jain_index(xs: &[f64]) -> f64 {
@@ -587,6 +591,25 @@ mod tests {
         let (mean, _std, min, max, p99) = t.summary(100);
         assert!((mean - 11.0).abs() < 1e-12);
         assert_eq!((min, max, p99), (10.0, 20.0, 20.0));
+    }
+
+    #[test]
+    fn time_weighted_p99_stays_inside_the_extremes_held() {
+        // A full 50-packet queue of 1500 B: 75,000 lies in the bucket [73,728, 77,824), whose
+        // midpoint (75,776) once came out as a p99 above the maximum.
+        let mut t = TimeWeighted::new(0);
+        t.set(0, 1500);
+        t.set(10, 75_000);
+        let (_mean, _std, min, max, p99) = t.summary(1000);
+        // The minimum held is its bucket's lower bound (within 1/64 below the value).
+        assert!(max == 75_000.0 && min <= 1500.0 && min >= 1500.0 * (1.0 - 1.0 / 64.0), "{min} {max}");
+        assert_eq!(p99, 75_000.0);
+        // Within half a bucket of the value otherwise (here 74,000 against its bucket's midpoint).
+        let mut u = TimeWeighted::new(0);
+        u.set(0, 74_000);
+        u.set(1000, 80_000);
+        let p99 = u.summary(1001).4;
+        assert!(p99 <= 80_000.0 && (p99 - 74_000.0).abs() <= 74_000.0 / 128.0, "{p99}");
     }
 
     #[test]

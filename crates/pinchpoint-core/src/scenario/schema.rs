@@ -87,18 +87,22 @@ fn default_seed() -> u64 {
     1
 }
 
-/// A seed: a whole number from 0 to 2^64 - 1. Read by hand so that a number out of range says
-/// so (JSON writes 2**70 as a float, which serde reported as `invalid type: floating point
-/// '1.18e21', expected u64`).
+/// A seed: a whole number from 0 to 2^63 - 1, the range of a TOML integer (the resolved
+/// scenario writes it back as one) and of the results' int64 `seed` column. Read by hand so
+/// that a number out of range says so (JSON writes 2**70 as a float, which serde reported as
+/// `invalid type: floating point '1.18e21', expected u64`).
 fn seed_value<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
     struct V;
-    const WANT: &str = "expected an integer from 0 to 2^64 - 1";
+    const WANT: &str = "expected an integer from 0 to 2^63 - 1";
     impl serde::de::Visitor<'_> for V {
         type Value = u64;
         fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-            f.write_str("an integer from 0 to 2^64 - 1")
+            f.write_str("an integer from 0 to 2^63 - 1")
         }
         fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<u64, E> {
+            if v > i64::MAX as u64 {
+                return Err(E::custom(format!("{WANT}, got {v}")));
+            }
             Ok(v)
         }
         fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<u64, E> {

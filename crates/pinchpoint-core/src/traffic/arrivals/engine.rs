@@ -492,7 +492,19 @@ impl Simulation {
         for v in &mut times {
             v.sort_by(f64::total_cmp);
         }
-        let q = |v: &Vec<f64>, p: f64| if v.is_empty() { f64::NAN } else { v[((v.len() - 1) as f64 * p).round() as usize] };
+        // Quantiles by linear interpolation between the order statistics at (n - 1) p, the
+        // definition of numpy, pandas and pyarrow (their default), so the groups table, the
+        // sweep's response_time_p50_s and the CLI's summary agree (this once took the nearest
+        // order statistic instead).
+        let q = |v: &Vec<f64>, p: f64| {
+            if v.is_empty() {
+                return f64::NAN;
+            }
+            let pos = (v.len() - 1) as f64 * p;
+            let (lo, t) = (pos.floor() as usize, pos - pos.floor());
+            let (a, b) = (v[lo], v[(lo + 1).min(v.len() - 1)]);
+            a + (b - a) * t
+        };
         let mut g = Table::default();
         g.col("group", ColumnData::Str(groups.clone()))
             .col("flows", ColumnData::U64(flows_n))
