@@ -230,17 +230,15 @@ class Plotter:
 
 # -- sweeps: means over seeds ----------------------------------------------------------------
 
-# Two-sided 95 % quantiles of Student's t for 1..30 degrees of freedom (then the normal 1.960).
-_T95 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145,
-        2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048,
-        2.045, 2.042)
-
-
 def t95(dof: int) -> float:
-    """The two-sided 95 % quantile of Student's t with ``dof`` degrees of freedom."""
+    """The two-sided 95 % quantile of Student's t with ``dof`` degrees of freedom (the 0.975
+    quantile, :func:`pinchpoint.stats.student_t_quantile`: exact for every ``dof``, not the
+    normal 1.960 beyond a table); NaN below 1."""
+    from .stats import student_t_quantile
+
     if dof < 1:
         return float("nan")
-    return _T95[dof - 1] if dof <= len(_T95) else 1.960
+    return student_t_quantile(0.975, dof)
 
 
 def mean_ci(table, x: str, y: str, by: str | None = None):
