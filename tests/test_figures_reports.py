@@ -55,6 +55,47 @@ def test_mean_ci_uses_students_t_over_seeds():
     assert math.isnan(m[m["x"] == 2].iloc[0]["ci95"])
 
 
+
+def test_mean_ci_is_over_seeds_only_and_names_a_parameter_that_varies_too(tmp_path):
+    # Grouped by (by, x) alone, the rows of both queues were pooled as if they were seeds: n = 4
+    # seeds' worth from 2 seeds, and the queue's effect taken for seed noise.
+    from pinchpoint.plots import sweep_plot
+    from pinchpoint.sweep import sweep
+
+    s = pp.Scenario("tiny", duration="0.3s")
+    s.host("a").host("b").router("r")
+    s.link("a", "r", rate="100Mbps", delay="1ms").link("r", "b", rate="5Mbps", delay="10ms")
+    s.flow("f", "a", "b", cc="newreno", start_jitter="20ms")
+    table = sweep(s, {"flows.f.cc": ["reno", "newreno"],
+                      "links.r->b.queue": [{"kind": "droptail", "limit_pkts": 5}, {"kind": "droptail", "limit_pkts": 50}]},
+                  zip={"links.r->b.rate": ["5Mbps", "10Mbps"], "links.r->b.delay": ["10ms", "20ms"]},
+                  seeds=[1, 2], store=tmp_path / "s.duckdb", workers=1)
+    table["goodput_mbps"] = table["goodput_bps"] / 1e6  # a column derived after the results: not a parameter
+    for call in (mean_ci, sweep_plot):
+        with pytest.raises(ValueError) as e:
+            call(table, x="links.r->b.rate_bps", y="goodput_bps", by="flows.f.cc")
+        msg = str(e.value)
+        assert "'links.r->b.queue', 'links.r->b.queue.limit_pkts' also vary" in msg, msg
+        assert "table[table['links.r->b.queue.limit_pkts'] == 5]" in msg and "by='links.r->b.queue.limit_pkts'" in msg
+        # x's own columns (rate, rate_bps), the zipped delay and the derived column are not named.
+        assert "rate'" not in msg and "delay" not in msg and "goodput_mbps" not in msg
+    with pytest.raises(ValueError, match=r"'flows.f.cc', 'links.r->b.queue', .* Keep one value of each"):
+        mean_ci(table, x="links.r->b.rate_bps", y="goodput_bps")
+    one_queue = table[table["links.r->b.queue.limit_pkts"] == 5]
+    m = mean_ci(one_queue, x="links.r->b.rate_bps", y="goodput_bps", by="flows.f.cc")
+    assert len(m) == 4 and list(m["n"]) == [2, 2, 2, 2]
+    assert mean_ci(one_queue, x="links.r->b.rate", y="goodput_mbps", by="flows.f.cc")["n"].tolist() == [2] * 4
+    by_queue = mean_ci(table[table["flows.f.cc"] == "reno"], x="links.r->b.delay_s", y="goodput_bps",
+                       by="links.r->b.queue")
+    assert len(by_queue) == 4 and set(by_queue["n"]) == {2}
+    assert len(sweep_plot(one_queue, x="links.r->b.rate_bps", y="goodput_bps", by="flows.f.cc").lines) == 6
+    # Duplicate rows of one run are not seeds either.
+    with pytest.raises(ValueError, match=r"seed\(s\) 1, 2 appear more than once at .*drop_duplicates\('run'\)"):
+        mean_ci(pd.concat([one_queue, one_queue]), x="links.r->b.rate_bps", y="goodput_bps", by="flows.f.cc")
+    with pytest.raises(KeyError, match="'links.r->b.rate_kbps': no such column"):
+        mean_ci(table, x="links.r->b.rate_kbps", y="goodput_bps")
+
+
 # Two-sided 95 % quantiles of Student's t for 1..30 degrees of freedom, as printed in tables.
 T95_TABLE = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145,
              2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048,
