@@ -86,6 +86,18 @@ def test_jain_index():
     assert math.isclose(r.jain(flows=["f1"]), 1.0)
 
 
+def test_jain_of_named_flows_refuses_a_name_that_is_not_a_flow():
+    # A misspelt name was dropped silently: ['f1', 'F2'] gave f1's index alone (1.0), ['x'] NaN.
+    r = pp.run(small(duration="1s"))
+    with pytest.raises(KeyError, match=r"no flow named 'F2'; flows are \['tcp', 'udp'\]"):
+        r.jain(flows=["tcp", "F2"])
+    with pytest.raises(KeyError, match=r"no flow named 'x', 'y'"):
+        r.jain(flows=["x", "y"])
+    assert r.jain(flows="tcp") == 1.0  # one name, not its characters
+    with pytest.raises(KeyError, match=r"no flow named 'x'; flows are \['tcp', 'udp'\]"):
+        r.flow("x")
+
+
 def test_scenario_error_names_the_origin_field_and_expectation():
     s = small()
     s.set("links.2.rate", "10 furlongs")

@@ -51,9 +51,77 @@ def test_mean_ci_uses_students_t_over_seeds():
     m = mean_ci(t, "x", "y")
     row = m[m["x"] == 1].iloc[0]
     assert row["mean"] == 2.0 and row["n"] == 3
-    assert row["ci95"] == pytest.approx(4.303 * 1.0 / math.sqrt(3))
+    assert row["ci95"] == pytest.approx(4.302653 * 1.0 / math.sqrt(3))
     assert math.isnan(m[m["x"] == 2].iloc[0]["ci95"])
-    assert t95(1) == 12.706 and t95(100) == 1.960
+
+
+
+def test_mean_ci_is_over_seeds_only_and_names_a_parameter_that_varies_too(tmp_path):
+    # Grouped by (by, x) alone, the rows of both queues were pooled as if they were seeds: n = 4
+    # seeds' worth from 2 seeds, and the queue's effect taken for seed noise.
+    from pinchpoint.plots import sweep_plot
+    from pinchpoint.sweep import sweep
+
+    s = pp.Scenario("tiny", duration="0.3s")
+    s.host("a").host("b").router("r")
+    s.link("a", "r", rate="100Mbps", delay="1ms").link("r", "b", rate="5Mbps", delay="10ms")
+    s.flow("f", "a", "b", cc="newreno", start_jitter="20ms")
+    table = sweep(s, {"flows.f.cc": ["reno", "newreno"],
+                      "links.r->b.queue": [{"kind": "droptail", "limit_pkts": 5}, {"kind": "droptail", "limit_pkts": 50}]},
+                  zip={"links.r->b.rate": ["5Mbps", "10Mbps"], "links.r->b.delay": ["10ms", "20ms"]},
+                  seeds=[1, 2], store=tmp_path / "s.duckdb", workers=1)
+    table["goodput_mbps"] = table["goodput_bps"] / 1e6  # a column derived after the results: not a parameter
+    for call in (mean_ci, sweep_plot):
+        with pytest.raises(ValueError) as e:
+            call(table, x="links.r->b.rate_bps", y="goodput_bps", by="flows.f.cc")
+        msg = str(e.value)
+        assert "'links.r->b.queue', 'links.r->b.queue.limit_pkts' also vary" in msg, msg
+        assert "table[table['links.r->b.queue.limit_pkts'] == 5]" in msg and "by='links.r->b.queue.limit_pkts'" in msg
+        # x's own columns (rate, rate_bps), the zipped delay and the derived column are not named.
+        assert "rate'" not in msg and "delay" not in msg and "goodput_mbps" not in msg
+    with pytest.raises(ValueError, match=r"'flows.f.cc', 'links.r->b.queue', .* Keep one value of each"):
+        mean_ci(table, x="links.r->b.rate_bps", y="goodput_bps")
+    one_queue = table[table["links.r->b.queue.limit_pkts"] == 5]
+    m = mean_ci(one_queue, x="links.r->b.rate_bps", y="goodput_bps", by="flows.f.cc")
+    assert len(m) == 4 and list(m["n"]) == [2, 2, 2, 2]
+    assert mean_ci(one_queue, x="links.r->b.rate", y="goodput_mbps", by="flows.f.cc")["n"].tolist() == [2] * 4
+    by_queue = mean_ci(table[table["flows.f.cc"] == "reno"], x="links.r->b.delay_s", y="goodput_bps",
+                       by="links.r->b.queue")
+    assert len(by_queue) == 4 and set(by_queue["n"]) == {2}
+    assert len(sweep_plot(one_queue, x="links.r->b.rate_bps", y="goodput_bps", by="flows.f.cc").lines) == 6
+    # Duplicate rows of one run are not seeds either.
+    with pytest.raises(ValueError, match=r"seed\(s\) 1, 2 appear more than once at .*drop_duplicates\('run'\)"):
+        mean_ci(pd.concat([one_queue, one_queue]), x="links.r->b.rate_bps", y="goodput_bps", by="flows.f.cc")
+    with pytest.raises(KeyError, match="'links.r->b.rate_kbps': no such column"):
+        mean_ci(table, x="links.r->b.rate_kbps", y="goodput_bps")
+
+
+# Two-sided 95 % quantiles of Student's t for 1..30 degrees of freedom, as printed in tables.
+T95_TABLE = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145,
+             2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048,
+             2.045, 2.042)
+
+
+def test_t95_is_students_t_for_every_degree_of_freedom():
+    # Above 30 degrees of freedom it was the normal 1.960 (t for 31 is 2.040: intervals 4 % too narrow).
+    from pinchpoint.stats import student_t_quantile, student_t_sf
+
+    for dof, value in enumerate(T95_TABLE, start=1):
+        assert round(t95(dof), 3) == value, dof
+    assert t95(1) == pytest.approx(math.tan(math.pi * 0.475), abs=1e-9)  # Cauchy
+    assert t95(2) == pytest.approx(0.95 * math.sqrt(2 / (4 * 0.975 * 0.025)), abs=1e-9)
+    for dof, value in [(31, 2.039513), (40, 2.021075), (60, 2.000298), (120, 1.979930), (999, 1.962341),
+                       (1000, 1.962339), (10**6, 1.959966)]:
+        assert t95(dof) == pytest.approx(value, abs=1e-6), dof
+    assert t95(10**12) == pytest.approx(1.959963985, abs=1e-9)  # the normal quantile
+    assert math.isnan(t95(0))
+    # The quantile inverts the distribution, on both sides of 1000 degrees of freedom.
+    for dof in (3, 30, 999, 1000, 5000):
+        for p in (0.6, 0.9, 0.975, 0.9995):
+            assert student_t_sf(student_t_quantile(p, dof), dof) == pytest.approx(1 - p, rel=1e-9)
+            assert student_t_quantile(1 - p, dof) == -student_t_quantile(p, dof)
+    with pytest.raises(ValueError, match="p: expected a probability strictly between 0 and 1, got 1.5"):
+        student_t_quantile(1.5, 3)
 
 
 def test_counts_print_as_integers_and_measurements_with_digits():

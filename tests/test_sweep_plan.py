@@ -300,3 +300,28 @@ def test_log_true_is_still_log_uniform():
     p = Plan(draw="sobol", draw_n=2, draw_params={"x": {"min": 1.0, "max": 100.0, "log": True}})
     p.check()
     assert [pt["x"] for pt in p.points()] == [1.0, pytest.approx(10.0)]
+
+
+def test_draws_that_repeat_a_point_are_dropped_with_a_warning(tmp_path):
+    # Six draws of two choices ran each run key three times: duplicate rows counted as replications.
+    from pinchpoint.plan import DrawWarning
+
+    p = Plan.from_dict({"seeds": [1, 2], "grid": {"flows.f1.tcp.mss": [500, 1000]},
+                        "random": {"n": 6, "seed": 3, "flows.f1.cc": {"choices": ["reno", "cubic"]}}})
+    with pytest.warns(DrawWarning, match=r"\[random\] 6 draws gave 2 distinct points of flows.f1.cc; the 4 "):
+        pts = p.points()
+    # The first of each, in the order drawn, crossed with the grid.
+    assert [(x["flows.f1.tcp.mss"], x["flows.f1.cc"]) for x in pts] == [
+        (500, "reno"), (500, "cubic"), (1000, "reno"), (1000, "cubic")]
+    s = Plan(draw="sobol", draw_n=8, draw_params={"flows.f1.tcp.mss": {"min": 500, "max": 501}})
+    with pytest.warns(DrawWarning, match="8 draws gave 2 distinct points"):
+        assert [x["flows.f1.tcp.mss"] for x in s.draws()] == [500, 501]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # distinct draws: no warning
+        assert len(Plan(draw="sobol", draw_n=4, draw_params={"x": {"min": 0.0, "max": 1.0}}).draws()) == 4
+    with pytest.warns(DrawWarning):
+        table = sweep(tiny("0.2s").set("flows.f1.start_jitter", "10ms"), seeds=[1, 2], store=tmp_path / "s.duckdb", workers=1,
+                      plan=Plan(draw="random", draw_n=5, draw_seed=3,
+                                draw_params={"flows.f1.cc": {"choices": ["reno", "cubic"]}}))
+    assert len(table) == 4 and not table.duplicated(["flows.f1.cc", "seed"]).any()
+    assert table["run"].is_unique

@@ -23,6 +23,13 @@ Points are the product grid x zip group 1 x zip group 2 x ... x draws. Draws map
 [0, 1)^d to values: ``min + u (max - min)`` (log-uniform with ``log = true``), integers as
 ``floor(min + u (max - min + 1))``, choices as ``choices[floor(u n)]``.
 
+A value given twice in a grid, a pair given twice in a zip group or a seed given twice is refused
+(the same runs twice). Draws may repeat a point by chance (choices and small integer ranges
+especially); a repeat is dropped, keeping the first draw and the order of the others, with a
+warning (:class:`DrawWarning`) saying how many draws gave how many distinct points, so that a
+sweep runs each point once per seed and its table has no duplicate rows posing as
+replications. ``n`` is thus the number of draws, at most the number of points drawn.
+
 Sobol draws use the unscrambled Sobol sequence with the Joe and Kuo direction numbers
 (``new-joe-kuo-6.21201``, the first 13 dimensions; S. Joe and F. Y. Kuo, "Constructing Sobol
 sequences with better two-dimensional projections", SIAM J. Sci. Comput. 30, 2008), starting at
@@ -39,6 +46,7 @@ import json
 import math
 import random
 import tomllib
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -66,6 +74,10 @@ MAX_SOBOL_DIMS = len(_JOE_KUO) + 1
 
 class PlanError(ValueError):
     """A sweep plan that cannot be used (names the file and the entry)."""
+
+
+class DrawWarning(UserWarning):
+    """Random or Sobol draws that repeated a point: the repeats are dropped."""
 
 
 def sobol(n: int, d: int) -> list[list[float]]:
@@ -303,6 +315,8 @@ class Plan:
         return list(self.grid) + [k for z in self.zip for k in z] + list(self.draw_params)
 
     def draws(self) -> list[dict[str, Any]]:
+        """The distinct drawn points, in the order drawn (see the module docstring: a repeat
+        is dropped with a :class:`DrawWarning`); ``[{}]`` without draws."""
         if not self.draw:
             return [{}]
         keys = list(self.draw_params)
@@ -311,7 +325,21 @@ class Plan:
         else:
             rng = random.Random(self.draw_seed)
             us = [[rng.random() for _ in keys] for _ in range(self.draw_n)]
-        return [{k: _map_draw(k, self.draw_params[k], u[j]) for j, k in enumerate(keys)} for u in us]
+        points, seen = [], set()
+        for u in us:
+            pt = {k: _map_draw(k, self.draw_params[k], u[j]) for j, k in enumerate(keys)}
+            # As JSON text, as _first_duplicate does: values may be tables. The draws have
+            # parameters of their own (check refuses one given twice), and grid values and zip
+            # pairs are distinct, so a point of the plan repeats exactly when its draw does.
+            text = json.dumps(pt, sort_keys=True)
+            if text not in seen:
+                seen.add(text)
+                points.append(pt)
+        if len(points) < len(us):
+            warnings.warn(f"{self.origin}: [{self.draw}] {len(us)} draws gave {len(points)} distinct points of "
+                          f"{', '.join(keys)}; the {len(us) - len(points)} repeated draw(s) are dropped (each "
+                          f"would run the same runs again and count as replications)", DrawWarning, stacklevel=3)
+        return points
 
     def points(self) -> list[dict[str, Any]]:
         """Every parameter point of the plan (without seeds), in a stable order."""

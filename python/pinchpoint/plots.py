@@ -230,24 +230,99 @@ class Plotter:
 
 # -- sweeps: means over seeds ----------------------------------------------------------------
 
-# Two-sided 95 % quantiles of Student's t for 1..30 degrees of freedom (then the normal 1.960).
-_T95 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145,
-        2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048,
-        2.045, 2.042)
-
-
 def t95(dof: int) -> float:
-    """The two-sided 95 % quantile of Student's t with ``dof`` degrees of freedom."""
+    """The two-sided 95 % quantile of Student's t with ``dof`` degrees of freedom (the 0.975
+    quantile, :func:`pinchpoint.stats.student_t_quantile`: exact for every ``dof``, not the
+    normal 1.960 beyond a table); NaN below 1."""
+    from .stats import student_t_quantile
+
     if dof < 1:
         return float("nan")
-    return _T95[dof - 1] if dof <= len(_T95) else 1.960
+    return student_t_quantile(0.975, dof)
+
+
+def _parameter_columns(table) -> list[str]:
+    """The columns of a sweep table that describe its points: each swept parameter and the typed
+    columns beside it. A sweep writes them first, before ``seed``, and names them by dotted paths
+    into the scenario, which no result column has (:data:`pinchpoint.sweep.RESULT_COLUMNS`); a
+    column added after the results (a metric derived by the user) is not one."""
+    from .sweep import RESULT_COLUMNS
+
+    cols = [str(c) for c in table.columns]
+    before_seed = set(cols[:cols.index("seed")]) if "seed" in cols else set()
+    return [c for c in cols if c not in RESULT_COLUMNS and ("." in c or c in before_seed)]
+
+
+def _same_quantity(column: str) -> set[str]:
+    """``column`` and the columns of the same quantity in other units of the sweep's typing:
+    ``links.r1->r2.rate`` and ``links.r1->r2.rate_bps`` (``10Mbps`` and ``10000kbps`` are one
+    value, the same runs, in one ``rate_bps`` group)."""
+    from .units import SUFFIX
+
+    out = {column} | {column + sfx for sfx in SUFFIX.values()}
+    out |= {column[:-len(sfx)] for sfx in SUFFIX.values() if column.endswith(sfx) and len(column) > len(sfx)}
+    return out
 
 
 def mean_ci(table, x: str, y: str, by: str | None = None):
     """Mean of ``y`` over the rows (seeds) of each ``x`` (and ``by``) value, with the half-width
     of its 95 % confidence interval (Student's t, ``t * s / sqrt(n)``; NaN for one seed).
-    Returns a DataFrame with columns ``[by,] x, mean, ci95, n``."""
+    Returns a DataFrame with columns ``[by,] x, mean, ci95, n``.
+
+    The mean is over seeds only. Raises ValueError, rather than pool rows of different points as
+    if they were seeds (a parameter's effect taken for seed noise, and n too large), when another
+    parameter of a sweep table (:func:`pinchpoint.sweep.sweep`; its typed columns included, those
+    of ``x`` and ``by`` themselves not) varies within one ``x`` (and ``by``) value, naming it:
+    keep one of its values, or pass it as ``by``. Also when a seed appears twice in one value
+    (duplicate rows of one run)."""
     keys = [by, x] if by else [x]
+    for k in keys:
+        if k not in table.columns:
+            raise KeyError(f"{k!r}: no such column; expected one of {[str(c) for c in table.columns]}")
+    where = f"{x!r}" + (f" and {by!r}" if by else "")
+    own = set().union(*(_same_quantity(k) for k in keys)) | {y}
+    others = [c for c in _parameter_columns(table) if c not in own]
+    if others and len(table):
+        # dropna=False: NaN (a field that one table value has and another lacks) is a value too.
+        counts = table.groupby(keys, sort=True)[others].nunique(dropna=False)
+        varying = [c for c in others if (counts[c] > 1).any()]
+        if varying:
+            cell = counts[counts[varying[0]] > 1].index[0]
+            cell = dict(zip(keys, cell if isinstance(cell, tuple) else (cell,)))
+            rows = table
+            for k, v in cell.items():
+                rows = rows[rows[k] == v]
+            numeric = [c for c in varying if rows[c].dtype.kind in "iuf"]
+            ex = (numeric or varying)[0]
+            first = rows[ex].iloc[0]
+            first = first.item() if hasattr(first, "item") else first
+            # A parameter's own typed columns (queue and queue.limit_pkts) are one parameter.
+            params = [c for c in varying if not any(r != c and (c.startswith(r + ".") or c in _same_quantity(r))
+                                                    for r in varying)]
+            keep = f"table[table[{ex!r}] == {first!r}]"
+            if len(params) > 1:
+                hint = f"Keep one value of each (e.g. {keep}), or pass one as by= and keep one value of the others"
+            elif by is None:
+                hint = f"Keep one value (e.g. {keep}), or pass it as by= (by={ex!r}: one line per value)"
+            else:
+                hint = f"Keep one value (e.g. {keep}), or pass it as by= (by={ex!r}) and keep one value of {by!r}"
+            raise ValueError(
+                f"mean over seeds of {y!r} at each {where}: the parameter column(s) "
+                f"{', '.join(map(repr, varying))} also vary within one value (e.g. at "
+                f"{', '.join(f'{k}={v}' for k, v in cell.items())}: {len(rows)} rows, {rows[ex].nunique(dropna=False)} "
+                f"values of {ex!r}), so rows of different points would be pooled as if they were seeds; expected "
+                f"one row per seed. {hint}")
+    if "seed" in table.columns and len(table):
+        repeats = table.groupby(keys, sort=True)["seed"].apply(lambda s: sorted(set(s[s.duplicated()])))
+        repeats = repeats[repeats.map(len) > 0]
+        if len(repeats):
+            cell = repeats.index[0]
+            cell = dict(zip(keys, cell if isinstance(cell, tuple) else (cell,)))
+            raise ValueError(
+                f"mean over seeds of {y!r} at each {where}: seed(s) {', '.join(map(str, repeats.iloc[0]))} appear "
+                f"more than once at {', '.join(f'{k}={v}' for k, v in cell.items())} (duplicate rows of one run, "
+                f"e.g. a table concatenated with itself); expected one row per seed: drop the repeats "
+                f"(table.drop_duplicates('run'))")
     g = table.groupby(keys, sort=True)[y]
     out = g.agg(["mean", "std", "count"]).reset_index()
     out["ci95"] = [t95(int(n) - 1) * s / math.sqrt(n) if n > 1 else float("nan")
@@ -259,9 +334,10 @@ def sweep_plot(table, x: str, y: str, by: str | None = None, ax=None, xlabel: st
                ylabel: str | None = None):
     """Mean of ``y`` against ``x`` over the seeds of a sweep table, one line per ``by`` value,
     with 95 % confidence intervals as error bars (none when there is one seed, or when the seeds
-    gave identical runs: see the sweep's ``seeds_differ`` column)."""
+    gave identical runs: see the sweep's ``seeds_differ`` column). Every other parameter of the
+    sweep must have one value per point drawn (:func:`mean_ci` raises ValueError naming it)."""
+    stats = mean_ci(table, x, y, by)  # first: its errors leave no empty figure behind
     ax = _axes(ax)
-    stats = mean_ci(table, x, y, by)
     for label, g in (stats.groupby(by, sort=False) if by else [(None, stats)]):
         ax.errorbar(g[x], g["mean"], yerr=g["ci95"].fillna(0), marker="o", ms=3, capsize=2,
                     label=None if label is None else f"{by}={label}")

@@ -269,9 +269,17 @@ class Results:
         return Plotter(self)
 
     def jain(self, column: str = "goodput_bps", flows: list[str] | None = None) -> float:
-        """Jain's fairness index over the flows' ``column`` (all flows, or those named)."""
+        """Jain's fairness index over the flows' ``column`` (all flows, or those named). Raises
+        KeyError for a name that is not a flow of the run (left out, it would change the index
+        silently: a misspelt name gave the index of the others, or NaN)."""
         df = self.flows
         if flows is not None:
+            if isinstance(flows, str):  # isin("f1") would test its characters
+                flows = [flows]
+            known = [str(f) for f in df["flow"]]
+            unknown = [f for f in flows if f not in known]
+            if unknown:
+                raise KeyError(f"no flow named {', '.join(map(repr, unknown))}; flows are {known}")
             df = df[df["flow"].isin(flows)]
         from .stats import jain
 
@@ -290,7 +298,7 @@ class Results:
         df = self.flows
         rows = df[df["flow"] == name]
         if rows.empty:
-            raise KeyError(f"no flow named {name!r}")
+            raise KeyError(f"no flow named {name!r}; flows are {[str(f) for f in df['flow']]}")
         return rows.iloc[0]
 
     def tables_with_ids(self) -> dict[str, pa.Table]:

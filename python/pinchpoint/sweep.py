@@ -204,6 +204,10 @@ _FINGERPRINT = {
 }
 #: The summary columns of a sweep row, in order.
 SUMMARY_COLUMNS = ("goodput_bps", "jain", "transfers", "transfers_completed", "transfer_bytes", "response_time_p50_s")
+#: The columns of a sweep row after its parameter columns (each swept path, then the typed
+#: columns beside them), in order: how :func:`pinchpoint.plots.mean_ci` tells the parameters
+#: (the columns before these) from the results.
+RESULT_COLUMNS = ("seed", "run", *SUMMARY_COLUMNS, "wall_s", "seed_sources", "seeds_differ")
 
 
 def _summary(tables: dict[str, Any]) -> tuple[dict[str, Any], str]:
@@ -504,7 +508,7 @@ def sweep(base: Scenario | str | Path, grid: dict[str, Iterable[Any]] | None = N
     if same_points and len(p.seeds) > 1 and any(j[3] for j in jobs):
         warnings.warn(f"{same_points} point(s) gave identical results for every seed (column seeds_differ): "
                       f"their rows are not replications", SeedWarning, stacklevel=2)
-    tail = ["seed", "run", *SUMMARY_COLUMNS, "wall_s", "seed_sources", "seeds_differ"]
+    tail = list(RESULT_COLUMNS)
     typed = [c for c in table.columns if c not in params and c not in tail]
     sort_cols = []
     for k in params:
