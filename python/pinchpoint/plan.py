@@ -304,8 +304,8 @@ class Plan:
         if not self.seeds:
             raise PlanError(f"{self.origin}: seeds is empty")
         for s in self.seeds:
-            if isinstance(s, bool) or not isinstance(s, int) or not 0 <= s < 2**64:
-                raise PlanError(f"{self.origin}: seeds: expected integers from 0 to 2^64 - 1, got {s!r}")
+            if isinstance(s, bool) or not isinstance(s, int) or not 0 <= s < 2**63:
+                raise PlanError(f"{self.origin}: seeds: expected integers from 0 to 2^63 - 1, got {s!r}")
         dup = _first_duplicate(self.seeds)
         if dup is not None:
             raise PlanError(f"{self.origin}: seeds: seed {dup} appears twice")
