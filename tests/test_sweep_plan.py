@@ -80,6 +80,19 @@ def test_typed_columns_parse_quantities_and_table_fields():
     assert typed_columns("cc", "reno") == {}
 
 
+def test_bare_numbers_get_typed_columns_in_the_fields_base_unit():
+    # A bare number is bit/s, seconds or bytes by the field it sets, as the scenario reads it:
+    # without its typed column, 2000000 sorted after 5Mbps and fell out of plots by rate_bps.
+    assert typed_columns("links.r1->r2.rate", 2000000) == {"links.r1->r2.rate_bps": 2e6}
+    assert typed_columns("links.r1->r2.delay", 0.01) == {"links.r1->r2.delay_s": 0.01}
+    assert typed_columns("links.r1->r2.delay", "0.01") == {"links.r1->r2.delay_s": 0.01}
+    assert typed_columns("links.10.0.0.1->r1.delay", 0.5) == {"links.10.0.0.1->r1.delay_s": 0.5}
+    assert typed_columns("links.r->b.queue", {"kind": "codel", "target": 0.005})["links.r->b.queue.target_s"] == 0.005
+    # Not quantities: plain integers (a segment size), names, switches.
+    assert typed_columns("flows.f1.tcp.mss", 1000) == {} and typed_columns("flows.f1.cc", "reno") == {}
+    assert typed_columns("flows.f1.tcp.ecn", True) == {}
+
+
 def test_sobol_matches_the_published_sequence_and_stratifies_every_dimension():
     pts = sobol(8, 2)
     assert pts == [[0, 0], [0.5, 0.5], [0.75, 0.25], [0.25, 0.75], [0.375, 0.375], [0.875, 0.875],

@@ -35,6 +35,7 @@ rather than showing identical rows as replications.
 from __future__ import annotations
 
 import ctypes
+import functools
 import json
 import math
 import os
@@ -126,11 +127,63 @@ def _cell(value: Any) -> Any:
     return json.dumps(value, sort_keys=True) if isinstance(value, (dict, list)) else value
 
 
+_KIND_OF_DEFINITION = {"Rate": "rate", "Duration": "duration", "Bytes": "size"}
+
+
+def _kinds_at(node: dict[str, Any], parts: tuple[str, ...], defs: dict[str, Any], depth: int = 0) -> set[str]:
+    """The quantity kinds (rate, duration, size; "" for anything else) of the fields that
+    ``parts`` reaches from the schema ``node``, over every branch of its alternatives."""
+    if depth > 64:
+        return set()
+    if "$ref" in node:
+        name = node["$ref"].rsplit("/", 1)[-1]
+        if not parts:
+            return {_KIND_OF_DEFINITION.get(name, "")}
+        return _kinds_at(defs.get(name, {}), parts, defs, depth + 1)
+    found: set[str] = set()
+    for key in ("anyOf", "oneOf", "allOf"):
+        for branch in node.get(key, []):
+            if branch.get("type") != "null":
+                found |= _kinds_at(branch, parts, defs, depth + 1)
+    if not parts:
+        return found or {""}
+    if "items" in node:
+        # A list element is named by an index, a name or a->b, which may hold dots itself.
+        for used in range(1, len(parts)):
+            found |= _kinds_at(node["items"], parts[used:], defs, depth + 1)
+    props = node.get("properties", {})
+    if parts[0] in props:
+        found |= _kinds_at(props[parts[0]], parts[1:], defs, depth + 1)
+    return found
+
+
+@functools.lru_cache(maxsize=None)
+def field_kind(path: str) -> str | None:
+    """The quantity a parameter path holds by the scenario schema: ``"rate"``, ``"duration"``,
+    ``"size"``, or None (another kind of field, or paths that disagree), so that a bare number
+    gets its typed column in the field's base unit (bit/s, s, bytes) as a value with a unit does."""
+    from .scenario import schema
+
+    sch = schema()
+    kinds = _kinds_at(sch, tuple(path.split(".")), sch.get("$defs", {}))
+    return next(iter(kinds)) or None if len(kinds) == 1 else None
+
+
 def typed_columns(path: str, value: Any) -> dict[str, Any]:
     """Numeric columns beside a parameter: a quantity in base units under ``path`` + ``_bps``
-    / ``_s`` / ``_bytes``; the scalar fields of a table value under ``path.field``."""
+    / ``_s`` / ``_bytes`` (given with a unit, or as a bare number of the field's base unit); the
+    scalar fields of a table value under ``path.field``."""
     out: dict[str, Any] = {}
     q = units.parse(value) if isinstance(value, str) else None
+    if q is None and (isinstance(value, (int, float)) and not isinstance(value, bool) or isinstance(value, str)):
+        # A bare number ("0.01" or 0.01) is in the field's base unit, as the scenario reads it.
+        try:
+            number = float(value)
+        except ValueError:
+            number = None
+        kind = field_kind(path) if number is not None and math.isfinite(number) else None
+        if kind is not None:
+            q = (kind, number)
     if q is not None:
         out[path + units.SUFFIX[q[0]]] = q[1]
     elif isinstance(value, dict):
