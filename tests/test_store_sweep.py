@@ -92,3 +92,18 @@ def test_a_run_that_fails_names_its_point_stops_the_sweep_at_once_and_keeps_the_
     short.data["simulation"]["max_live_packets"] = 10**6
     with Store(db) as st:
         assert list(st.runs()["key"]) == [pp.run(short, seed=1).key]
+
+
+def test_plan_runs_lists_every_run_of_a_plan_also_those_stored_before(tmp_path):
+    # The second sweep reuses two stored runs and runs one: its plan's runs are all three, while
+    # each run's tags still name the plan that first ran it.
+    db = tmp_path / "s.duckdb"
+    t1 = sweep(tiny(), {"flows.f.cc": ["reno", "cubic"]}, seeds=[1], store=db, workers=1)
+    t2 = sweep(tiny(), {"flows.f.cc": ["reno", "cubic", "newreno"]}, seeds=[1], store=db, workers=1)
+    assert t2["wall_s"].isna().sum() == 2
+    with Store(db) as st:
+        plans = st.query("SELECT plan, count(*) AS n FROM plan_runs GROUP BY plan ORDER BY n")
+        assert list(plans["n"]) == [2, 3]
+        second = plans["plan"].iloc[1]
+        runs = st.query(f"SELECT run FROM plan_runs WHERE plan = '{second}'")
+        assert sorted(runs["run"]) == sorted(t2["run"]) and set(t1["run"]) < set(runs["run"])

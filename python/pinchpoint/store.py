@@ -5,7 +5,8 @@ counters, simulator version, model revision, the resolved scenario text and free
 JSON); ``flows``,
 ``ports`` and ``links`` hold the summary tables with ``run``, ``scenario`` and ``seed`` columns
 (and ``flow_rates`` the interval rates of runs that recorded them, ``metrics.rate_interval``);
-``plans`` holds the sweep plans (a run's tags name its plan). Counters are BIGINT (int64), so
+``plans`` holds the sweep plans and ``plan_runs`` the runs of each (a run's tags name the plan
+that first ran it). Counters are BIGINT (int64), so
 differences of counters are negative numbers rather than wrapped ones.
 
 Sharing a store (a notebook reading while a sweep or ``pinchpoint run --store`` writes):
@@ -62,6 +63,13 @@ _DDL = [
     id VARCHAR PRIMARY KEY,
     created DOUBLE,
     plan JSON
+)""",
+    # Every run of each plan, also the runs a sweep found stored by an earlier one (their tags
+    # name the plan that first ran them).
+    """CREATE TABLE IF NOT EXISTS plan_runs (
+    plan VARCHAR,
+    run VARCHAR,
+    PRIMARY KEY (plan, run)
 )""",
 ]
 
@@ -292,6 +300,18 @@ class Store:
             self.merge()
         return pid
 
+    def put_plan_runs(self, plan_id: str, keys: list[str], merge: bool = True) -> None:
+        """Records that the runs ``keys`` belong to the plan ``plan_id`` (table ``plan_runs``)."""
+        if not keys:
+            return
+        self.spool.mkdir(parents=True, exist_ok=True)
+        p = self.spool / f"planruns-{plan_id}-{time.time_ns()}.json"
+        tmp = p.with_name(f".{p.name}.tmp")
+        tmp.write_text(json.dumps({"plan": plan_id, "runs": sorted(set(keys))}))
+        tmp.replace(p)
+        if merge:
+            self.merge()
+
     def _spooled(self) -> bool:
         return self.spool.is_dir() and any(not p.name.startswith(".") for p in self.spool.iterdir())
 
@@ -324,6 +344,15 @@ class Store:
                         continue
                     con.execute("INSERT INTO plans VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
                                 [d["id"], d["created"], json.dumps(d["plan"], sort_keys=True)])
+                    done.append(p)
+                    continue
+                if p.name.startswith("planruns-") and p.suffix == ".json":
+                    try:
+                        d = json.loads(p.read_text())
+                    except FileNotFoundError:
+                        continue
+                    con.executemany("INSERT INTO plan_runs VALUES (?, ?) ON CONFLICT DO NOTHING",
+                                    [[d["plan"], k] for k in d["runs"]])
                     done.append(p)
                     continue
                 key = p.name

@@ -540,6 +540,8 @@ def sweep(base: Scenario | str | Path, grid: dict[str, Iterable[Any]] | None = N
     try:
         _run_pending(pending, scheduler, scheduler_timeout_s, workers, keep_series, collect)
     finally:
+        if plan_id:
+            st.put_plan_runs(plan_id, [r["run"] for r in rows], merge=False)
         # Runs that finished are spooled on disk already; one transaction puts them in DuckDB,
         # also when a run failed or the sweep was interrupted (a rerun then reuses them).
         st.merge()
