@@ -338,3 +338,13 @@ def test_draws_that_repeat_a_point_are_dropped_with_a_warning(tmp_path):
                                 draw_params={"flows.f1.cc": {"choices": ["reno", "cubic"]}}))
     assert len(table) == 4 and not table.duplicated(["flows.f1.cc", "seed"]).any()
     assert table["run"].is_unique
+
+
+def test_unset_removes_a_field_addressed_as_set_does():
+    s = tiny()
+    s.set("links.r->b.queue", {"kind": "rda_vp", "max_p": 0.1, "target_rtt": "48ms"})
+    s.unset("links.r->b.queue.target_rtt").unset("links.r->b.queue.bw_pps")  # the second is absent
+    assert s.data["links"][1]["queue"] == {"kind": "rda_vp", "max_p": 0.1}
+    with pytest.raises(ParameterError, match="names a list element"):
+        s.unset("flows.f1")
+    assert [f["name"] for f in s.data["flows"]] == ["f1"]

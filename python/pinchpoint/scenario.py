@@ -120,6 +120,35 @@ def set_path(data: dict[str, Any], dotted: str, value: Any) -> None:
     raise AssertionError("unreachable")
 
 
+_REMOVED = object()
+
+
+def unset_path(data: dict[str, Any], dotted: str) -> None:
+    """Removes the table field at a dotted path (as :func:`set_path` addresses it); a field that
+    is absent stays absent. A list element cannot be removed this way (ParameterError)."""
+    import copy
+
+    work = copy.deepcopy(data)  # a list element named by mistake is not lost
+    set_path(work, dotted, _REMOVED)  # the same addressing, then the marker is taken out
+
+    def strip(node: Any) -> None:
+        if isinstance(node, dict):
+            for k in [k for k, v in node.items() if v is _REMOVED]:
+                del node[k]
+            for v in node.values():
+                strip(v)
+        elif isinstance(node, list):
+            if any(v is _REMOVED for v in node):
+                raise ParameterError(f"parameter {dotted!r}: names a list element, not a table field; "
+                                     f"expected a field (e.g. {dotted}.FIELD)")
+            for v in node:
+                strip(v)
+
+    strip(work)
+    data.clear()
+    data.update(work)
+
+
 def _find_dotted(lst: list[Any], parts: list[str], k: int, section: str, dotted: str) -> tuple[int | None, int]:
     """(index, components used) of the element of ``lst`` named by two or more of ``parts``
     from ``k`` on (a name or ``a->b`` with dots in it), the longest first; (None, 0) if none.
@@ -350,6 +379,12 @@ class Scenario:
         elements are addressed by index, by ``name`` or (links) by ``a->b``; a path naming no
         element raises :class:`ParameterError`."""
         set_path(self.data, dotted, value)
+        return self
+
+    def unset(self, dotted: str) -> Scenario:
+        """Removes the field at a dotted path (addressed as for :meth:`set`), so that it takes
+        its default: e.g. a setting a variant makes meaningless, which would be refused."""
+        unset_path(self.data, dotted)
         return self
 
     # -- conversion ---------------------------------------------------------------------------

@@ -76,6 +76,23 @@ fn settings_without_an_effect_in_the_scenario_are_refused_and_accepted_where_the
     edit(&[("mss = 1000,", "mss = 1000, delayed_ack = true, delayed_ack_timeout = \"100ms\",")]).unwrap();
     edit(&[("cc = \"newreno\"", "cc = \"newreno\"\nwtp = { weight = 1.0 }"), ("alpha = 1.0 }]", "alpha = 1.0 }, { kind = \"eca_load\" }]")]).unwrap();
     edit(&[("limit_pkts = 50", "limit_pkts = 50, flows = 2, hash_seed = 7"), ("kind = \"droptail\"", "kind = \"fq_codel\"")]).unwrap();
+    // BBR paces at its own rate and sets its window in recovery itself: tcp.pacing and tcp.prr
+    // change nothing with it, and are refused; without them BBR is accepted.
+    let bbr = ("cc = \"newreno\"", "cc = \"bbr\"");
+    edit(&[bbr]).unwrap();
+    for (setting, field) in [("pacing = true", "flows[0].tcp.pacing"), ("prr = false", "flows[0].tcp.prr"), ("prr = true", "flows[0].tcp.prr")] {
+        let with = format!("mss = 1000, {setting},");
+        let e = edit(&[bbr, ("mss = 1000,", &with)]).unwrap_err();
+        assert_eq!((e.path.as_str(), e.message.contains("has no effect with cc = \"bbr\"")), (field, true), "{e}");
+        edit(&[("mss = 1000,", &with)]).unwrap(); // NewReno reads both
+    }
+    // The averaging settings of the RDA/AQM family and eq. 2's inputs, at their defaults (as a
+    // resolved scenario writes them), pass where they have no effect.
+    let q = "queue = { kind = \"droptail\", limit_pkts = 50 }";
+    edit(&[(q, "queue = { kind = \"rda\", measure = \"instantaneous\", weight = 0.002, mean_pkt_bytes = 1000 }")]).unwrap();
+    edit(&[(q, "queue = { kind = \"rda_vp\", max_p = 0.1, target_rtt = \"100ms\" }")]).unwrap();
+    edit(&[(q, "queue = { kind = \"sda\", min_que_pkts = 30, max_que_pkts = 25 }")]).unwrap();
+    edit(&[("alpha = 1.0 }]", "alpha = 1.0, averaging = \"ewma\", ewma_weight = 0.5 }]")]).unwrap();
 }
 
 /// `tcp.slow_start_after_idle` acts only where the sender can send again after an idle period

@@ -189,7 +189,12 @@ impl PortHook for Decbit {
 impl crate::registry::Validate for DecbitConfig {
     fn validate(&self) -> Result<(), crate::registry::FieldError> {
         crate::registry::check_f64("alpha", self.alpha, 0.0, 1e6)?;
-        crate::registry::check_f64_above("ewma_weight", self.ewma_weight, 0.0, 1.0)
+        crate::registry::check_f64_above("ewma_weight", self.ewma_weight, 0.0, 1.0)?;
+        // Read only by the EWMA (a resolved scenario writes the default, which stays accepted).
+        if self.averaging != Averaging::Ewma && self.ewma_weight != default_ewma_weight() {
+            return Err(crate::registry::FieldError::new("ewma_weight", "has no effect unless averaging = \"ewma\": expected averaging = \"ewma\", or no ewma_weight"));
+        }
+        Ok(())
     }
 }
 

@@ -136,6 +136,14 @@ impl P0Config {
     pub fn validate(&self) -> Result<(), FieldError> {
         if let Some(p) = self.max_p {
             check_f64("max_p", p, 0.0, 1.0)?;
+            // Eq. 2's inputs are not read when P0 is given (a resolved scenario writes the
+            // default target_rtt, which stays accepted).
+            if self.bw_pps.is_some() {
+                return Err(FieldError::new("bw_pps", "has no effect with max_p (P0 given directly; eq. 2 is not used): expected max_p or bw_pps, not both"));
+            }
+            if self.target_rtt != default_target_rtt() {
+                return Err(FieldError::new("target_rtt", "has no effect with max_p (P0 given directly; eq. 2 is not used): expected max_p or target_rtt, not both"));
+            }
         }
         if self.target_rtt.0 == 0 {
             return Err(FieldError::new("target_rtt", "expected a positive duration, got 0s"));

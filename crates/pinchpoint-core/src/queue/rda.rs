@@ -73,6 +73,16 @@ impl Validate for RdaConfig {
         check_f64("threshold_pkts", self.threshold_pkts, 0.0, 1e9)?;
         check_f64_above("weight", self.weight, 0.0, 1.0)?;
         check_int("mean_pkt_bytes", self.mean_pkt_bytes, 1, 1_000_000)?;
+        // The averaging settings are read only by the average (a resolved scenario writes
+        // their defaults, which stay accepted).
+        if self.measure == QueueMeasure::Instantaneous {
+            if self.weight != default_weight() {
+                return Err(FieldError::new("weight", "has no effect with measure = \"instantaneous\" (no average is kept): expected measure = \"average\", or no weight"));
+            }
+            if self.mean_pkt_bytes != default_mean_pkt() {
+                return Err(FieldError::new("mean_pkt_bytes", "has no effect with measure = \"instantaneous\" (no average decays while idle): expected measure = \"average\", or no mean_pkt_bytes"));
+            }
+        }
         self.limit.validate()
     }
 }

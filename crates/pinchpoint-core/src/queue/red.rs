@@ -192,6 +192,12 @@ impl Validate for RedConfig {
                 return Err(FieldError::new("min_th_pkts", format!("{min} packets is at or above the packet limit ({n}): the average queue can never pass it, so RED would never act; expected min_th_pkts below limit_pkts")));
             }
         }
+        // The same in bytes: an average in bytes cannot pass a byte limit either.
+        if let (Some(min), Some(n)) = (self.min_th_bytes, self.limit.or_default().limit_bytes) {
+            if min.0 >= n.0 {
+                return Err(FieldError::new("min_th_bytes", format!("{} bytes is at or above the byte limit ({} bytes): the average queue can never pass it, so RED would never act; expected min_th_bytes below limit_bytes", min.0, n.0)));
+            }
+        }
         Ok(())
     }
     /// Floyd and Jacobson 1993 s4: an arriving packet is dropped (marked) with probability p_a.

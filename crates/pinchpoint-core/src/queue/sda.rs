@@ -114,7 +114,16 @@ impl Default for SdaConfig {
 
 impl Validate for SdaConfig {
     fn validate(&self) -> Result<(), FieldError> {
-        self.aqm.validate()?;
+        // SDA's rule reads MinQue alone (QueAvg above it): MaxQue, which the other policies
+        // of the seed use for their probabilistic band, has no effect here, so it is neither
+        // read nor checked against min_que_pkts (a resolved scenario writes its default).
+        if self.aqm.max_que_pkts != super::aqm::default_max_que() {
+            return Err(FieldError::new("max_que_pkts", "has no effect with SDA (its rule uses min_que_pkts alone): expected no max_que_pkts"));
+        }
+        crate::registry::check_f64("min_que_pkts", self.aqm.min_que_pkts, 0.0, 1e9)?;
+        crate::registry::check_f64_above("weight", self.aqm.weight, 0.0, 1.0)?;
+        crate::registry::check_int("mean_pkt_bytes", self.aqm.mean_pkt_bytes, 1, 1_000_000)?;
+        self.aqm.limit().validate()?;
         check_window(self.window)?;
         check_fair_share(self.fair_share_bps)?;
         if self.aqm.ecn {

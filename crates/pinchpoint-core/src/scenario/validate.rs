@@ -121,6 +121,8 @@ pub fn validate(sc: &Scenario) -> Result<(), Problem> {
     let mut adj: Vec<Vec<usize>> = vec![Vec::new(); sc.nodes.len()];
     // The link joining each pair of nodes, either orientation.
     let mut pairs: HashMap<(usize, usize), usize> = HashMap::with_capacity_and_hasher(sc.links.len(), Default::default());
+    let any_wtp = sc.flows.iter().any(|f| f.settings.wtp.is_some()) || sc.arrivals.iter().any(|a| a.settings.wtp.is_some());
+    let any_trump = sc.flows.iter().any(|f| f.settings.transport == TransportKind::Trump);
     for (i, l) in sc.links.iter().enumerate() {
         let a = node(format_args!("links[{i}].a"), &l.a)?;
         let b = node(format_args!("links[{i}].b"), &l.b)?;
@@ -151,6 +153,14 @@ pub fn validate(sc: &Scenario) -> Result<(), Problem> {
         for (hooks, name) in [(&l.hooks, "hooks"), (&l.hooks_ab, "hooks_ab"), (&l.hooks_ba, "hooks_ba")] {
             for (j, h) in hooks.iter().enumerate() {
                 h.validate().map_err(at(&format!("links[{i}].{name}[{j}]")))?;
+                // Two hooks only compute a value for senders to read: without such a sender
+                // they change nothing (as flows[].wtp without an eca_load hook is refused).
+                if h.kind() == "eca_load" && !any_wtp {
+                    return err(format!("links[{i}].{name}[{j}]"), "has no effect: no flow has a WTP shaper (flows[].wtp) to follow the load it reports; expected a flow with wtp, or no eca_load hook");
+                }
+                if h.kind() == "rbcc" && !any_trump {
+                    return err(format!("links[{i}].{name}[{j}]"), "has no effect: no flow runs transport = \"trump\" to read the rates it computes; expected a TRUMP flow, or no rbcc hook");
+                }
             }
         }
         adj[a].push(b);
@@ -346,7 +356,7 @@ fn check_flow(sc: &Scenario, ctx: &FlowCheck, f: &FlowConfig, p: &str) -> Result
         f.settings.tcp.validate().map_err(|e| (format!("{p}.tcp.{}", e.field), e.message))?;
         if let Some(cc) = &f.settings.cc {
             let t = &f.settings.tcp;
-            let facts = crate::transport::tcp::cc::TcpFacts { ecn: t.ecn, mss: t.mss, slow_start_after_idle: t.slow_start_after_idle, init_cwnd_pkts: t.init_cwnd_pkts, pacing: t.pacing };
+            let facts = crate::transport::tcp::cc::TcpFacts { ecn: t.ecn, mss: t.mss, slow_start_after_idle: t.slow_start_after_idle, init_cwnd_pkts: t.init_cwnd_pkts, pacing: t.pacing, prr: t.prr };
             cc.validate(&facts).or_else(|e| err(format!("{p}.{}", e.field), e.message))?;
         }
         if f.settings.tcp.slow_start_after_idle {

@@ -74,13 +74,17 @@ def settling_time_s(trace: np.ndarray, duration_s: float, bin_s: float = 5.0, ba
 def run(mix: str, policy: str, duration_s: float, seed: int | None = None,
         overrides: dict[str, Any] | None = None) -> dict[str, Any]:
     """Runs one scenario and keeps only what the report needs. ``overrides`` maps dotted field
-    paths (``Scenario.set``) to values, for the variants and sensitivity runs."""
+    paths (``Scenario.set``) to values, for the variants and sensitivity runs; None removes the
+    field."""
     s = Scenario.from_file(scenario_path(mix, policy))
     s.set("simulation.duration", f"{duration_s}s")
     if seed is not None:
         s.set("simulation.seed", seed)
     for path, value in (overrides or {}).items():
-        s.set(path, value)
+        if value is None:  # a setting the variant makes meaningless (and so refused): removed
+            s.unset(path)
+        else:
+            s.set(path, value)
     r = pp_run(s)
     flows = r.flows.set_index("flow")
     port = r.port(BOTTLENECK)

@@ -53,14 +53,20 @@ def p0_readings() -> dict[str, float]:
     }
 
 
+def _p0_given(p0: float) -> dict[str, Any]:
+    """Overrides that give P0 directly: ``max_p``, and the files' ``target_rtt`` (eq. 2's R,
+    then unused, and refused beside max_p) removed."""
+    return {f"{BOTTLENECK_QUEUE}.max_p": p0, f"{BOTTLENECK_QUEUE}.target_rtt": None}
+
+
 def _sensitivity() -> tuple[tuple[str, str, dict[str, Any]], ...]:
     rows: list[tuple[str, str, dict[str, Any]]] = []
     for label, p0 in list(p0_readings().items())[1:]:
         for pol in ("rda_vp", "isda"):
-            rows.append((f"{LABEL[pol]}, eq. 2 read as {label}: P0 = {p0:.4f}", pol, {f"{BOTTLENECK_QUEUE}.max_p": p0}))
+            rows.append((f"{LABEL[pol]}, eq. 2 read as {label}: P0 = {p0:.4f}", pol, _p0_given(p0)))
     rows += [
-        ("RDA/VP, P0 = max_p 0.1 (ns-2 RED) instead of eq. 2", "rda_vp", {f"{BOTTLENECK_QUEUE}.max_p": 0.1}),
-        ("ISDA, P0 = max_p 0.1 instead of eq. 2", "isda", {f"{BOTTLENECK_QUEUE}.max_p": 0.1}),
+        ("RDA/VP, P0 = max_p 0.1 (ns-2 RED) instead of eq. 2", "rda_vp", _p0_given(0.1)),
+        ("ISDA, P0 = max_p 0.1 instead of eq. 2", "isda", _p0_given(0.1)),
         ("ISDA, window 0.5 s", "isda", {f"{BOTTLENECK_QUEUE}.window": "500ms"}),
         ("ISDA, window 2 s", "isda", {f"{BOTTLENECK_QUEUE}.window": "2s"}),
         ("ISDA, burst_ratio 2 (below alpha1/alpha2)", "isda", {f"{BOTTLENECK_QUEUE}.burst_ratio": 2.0}),

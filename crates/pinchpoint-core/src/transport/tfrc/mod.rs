@@ -75,6 +75,10 @@ impl TfrcConfig {
         if !(self.self_clocking_mult.is_finite() && self.self_clocking_mult >= 1.0) {
             return Err(("self_clocking_mult", "expected a number >= 1"));
         }
+        // Read only by the self-clocking cap (a resolved scenario writes the default).
+        if !self.self_clocking && self.self_clocking_mult != TfrcConfig::default().self_clocking_mult {
+            return Err(("self_clocking_mult", "has no effect with self_clocking = false: expected self_clocking = true, or no self_clocking_mult"));
+        }
         if !(self.b.is_finite() && self.b > 0.0) {
             return Err(("b", "expected a positive number of packets per ack"));
         }
@@ -225,6 +229,14 @@ impl Transport for TfrcFlow {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn self_clocking_mult_is_refused_without_self_clocking_unless_at_its_default() {
+        let off = TfrcConfig { self_clocking_mult: 3.0, ..Default::default() };
+        assert_eq!(off.validate().unwrap_err().0, "self_clocking_mult");
+        TfrcConfig { self_clocking: true, ..off }.validate().unwrap();
+        TfrcConfig::default().validate().unwrap(); // the resolved scenario writes the default
+    }
 
     #[test]
     fn equation_gives_the_rfc_value_at_one_percent_loss_and_100_ms() {

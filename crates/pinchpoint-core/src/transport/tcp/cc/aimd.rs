@@ -339,7 +339,7 @@ mod tests {
 
     #[test]
     fn b_outside_zero_one_and_nonpositive_a_are_refused() {
-        let tcp = TcpFacts { ecn: false, mss: 1000, slow_start_after_idle: false, init_cwnd_pkts: 10, pacing: false };
+        let tcp = TcpFacts { ecn: false, mss: 1000, slow_start_after_idle: false, init_cwnd_pkts: 10, pacing: false, prr: None };
         assert_eq!(AimdConfig { a: None, b: 1.0 }.validate(&tcp).unwrap_err().field, "cc.b");
         assert_eq!(AimdConfig { a: None, b: 0.0 }.validate(&tcp).unwrap_err().field, "cc.b");
         assert_eq!(AimdConfig { a: Some(0.0), b: 0.5 }.validate(&tcp).unwrap_err().field, "cc.a");

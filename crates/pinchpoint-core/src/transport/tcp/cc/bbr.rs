@@ -30,6 +30,12 @@ impl CcSettings for BbrConfig {
             // tcp_slow_start_after_idle_check: no restart for a controller with cong_control.
             return Err(super::CcProblem::tcp("slow_start_after_idle", "has no effect with cc = \"bbr\": Linux skips the window restart for a controller that sets the window itself (cong_control)"));
         }
+        if tcp.pacing {
+            return Err(super::CcProblem::tcp("pacing", "has no effect with cc = \"bbr\": BBR always paces at its own rate (docs/algorithms/bbr.md): expected no tcp.pacing"));
+        }
+        if tcp.prr.is_some() {
+            return Err(super::CcProblem::tcp("prr", "has no effect with cc = \"bbr\": BBR sets the window in recovery itself (cong_control), so PRR never runs: expected no tcp.prr"));
+        }
         Ok(())
     }
     /// tcp_bbr.c `bbr_reset_probe_bw_mode`: PROBE_BW starts at a random phase of its cycle.

@@ -161,7 +161,7 @@ mod tests {
 
     #[test]
     fn out_of_range_parameters_are_refused_and_incompatible_pairs_allowed() {
-        let tcp = TcpFacts { ecn: false, mss: 1000, slow_start_after_idle: false, init_cwnd_pkts: 10, pacing: false };
+        let tcp = TcpFacts { ecn: false, mss: 1000, slow_start_after_idle: false, init_cwnd_pkts: 10, pacing: false, prr: None };
         let d = BinomialConfig::default();
         assert_eq!(BinomialConfig { k: -0.1, ..d }.validate(&tcp).unwrap_err().field, "cc.k");
         assert_eq!(BinomialConfig { l: 1.5, ..d }.validate(&tcp).unwrap_err().field, "cc.l");

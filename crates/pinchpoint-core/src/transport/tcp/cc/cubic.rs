@@ -755,7 +755,7 @@ mod tests {
 
     #[test]
     fn settings_out_of_range_are_refused_with_their_field() {
-        let facts = TcpFacts { ecn: false, mss: 1448, slow_start_after_idle: false, init_cwnd_pkts: 10, pacing: false };
+        let facts = TcpFacts { ecn: false, mss: 1448, slow_start_after_idle: false, init_cwnd_pkts: 10, pacing: false, prr: None };
         let bad = CubicConfig { beta: 1.0, ..Default::default() };
         assert_eq!(bad.validate(&facts).unwrap_err().field, "cc.beta");
         let bad = CubicConfig { c: f64::NAN, ..Default::default() };
@@ -867,7 +867,7 @@ mod tests {
         assert_eq!(cfg.hystart, HyStartSetting::Variant(HyStartVariant::Linux));
         let e = serde_json::from_str::<CubicConfig>(r#"{"hystart": "bic"}"#).unwrap_err().to_string();
         assert!(e.contains(r#"expected "hystart++", "linux", true or false, got "bic""#), "{e}");
-        let paced = TcpFacts { ecn: false, mss: 1448, slow_start_after_idle: false, init_cwnd_pkts: 10, pacing: true };
+        let paced = TcpFacts { ecn: false, mss: 1448, slow_start_after_idle: false, init_cwnd_pkts: 10, pacing: true, prr: None };
         assert_eq!(cfg.validate(&paced).unwrap_err().field, "cc.hystart");
         assert!(CubicConfig::default().validate(&paced).is_ok());
     }

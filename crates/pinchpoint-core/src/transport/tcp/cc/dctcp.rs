@@ -168,9 +168,9 @@ mod tests {
 
     #[test]
     fn dctcp_without_ecn_is_refused_naming_tcp_ecn() {
-        let e = DctcpConfig::default().validate(&TcpFacts { ecn: false, mss: 1448, slow_start_after_idle: false, init_cwnd_pkts: 10, pacing: false }).unwrap_err();
+        let e = DctcpConfig::default().validate(&TcpFacts { ecn: false, mss: 1448, slow_start_after_idle: false, init_cwnd_pkts: 10, pacing: false, prr: None }).unwrap_err();
         assert_eq!(e.field, "tcp.ecn");
-        let e = DctcpConfig { g: 0.0, ..Default::default() }.validate(&TcpFacts { ecn: true, mss: 1448, slow_start_after_idle: false, init_cwnd_pkts: 10, pacing: false }).unwrap_err();
+        let e = DctcpConfig { g: 0.0, ..Default::default() }.validate(&TcpFacts { ecn: true, mss: 1448, slow_start_after_idle: false, init_cwnd_pkts: 10, pacing: false, prr: None }).unwrap_err();
         assert_eq!(e.field, "cc.g");
     }
 }

@@ -58,6 +58,8 @@ pub struct TcpFacts {
     pub init_cwnd_pkts: u32,
     /// `tcp.pacing`.
     pub pacing: bool,
+    /// `tcp.prr` as written (None: left to the recovery's default).
+    pub prr: Option<bool>,
 }
 
 /// A controller setting that is out of range: the field path below the flow (`cc.beta`,

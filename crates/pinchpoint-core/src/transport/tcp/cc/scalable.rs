@@ -214,7 +214,7 @@ mod tests {
 
     #[test]
     fn out_of_range_parameters_are_refused_with_their_field() {
-        let tcp = TcpFacts { ecn: false, mss: 1000, slow_start_after_idle: false, init_cwnd_pkts: 10, pacing: false };
+        let tcp = TcpFacts { ecn: false, mss: 1000, slow_start_after_idle: false, init_cwnd_pkts: 10, pacing: false, prr: None };
         let d = ScalableConfig::default();
         assert!(d.validate(&tcp).is_ok());
         assert_eq!(ScalableConfig { ai_count_pkts: 0, ..d }.validate(&tcp).unwrap_err().field, "cc.ai_count_pkts");

@@ -230,7 +230,7 @@ mod tests {
 
     #[test]
     fn beta_below_alpha_is_refused() {
-        let e = VegasConfig { alpha: 4, beta: 2, gamma: 1 }.validate(&TcpFacts { ecn: false, mss: 1448, slow_start_after_idle: false, init_cwnd_pkts: 10, pacing: false }).unwrap_err();
+        let e = VegasConfig { alpha: 4, beta: 2, gamma: 1 }.validate(&TcpFacts { ecn: false, mss: 1448, slow_start_after_idle: false, init_cwnd_pkts: 10, pacing: false, prr: None }).unwrap_err();
         assert_eq!(e.field, "cc.beta");
     }
 }
