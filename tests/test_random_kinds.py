@@ -42,6 +42,9 @@ PARAMS = {
 
 #: Flow settings a kind needs beside its own table.
 FLOW_NEEDS = {("cc", "dctcp"): {"tcp": {"ecn": True}},
+              # These hooks only compute what such senders read (without them they are refused).
+              ("hook", "eca_load"): {"wtp": {"weight": 1.0}},
+              ("hook", "rbcc"): {"transport": "trump", "workload": {"kind": "file", "size": "200KB"}},
               ("cc", "none"): {"tcp": {"receiver": {"kind": "fixed", "window_pkts": 10}}}}
 
 

@@ -125,7 +125,7 @@ fn cubic_linux_hystart_ends_slow_start_before_the_buffer_overflows() {
     // plus the buffer (300 packets). Standard slow start doubles into the buffer and overflows it.
     let at = |trace: &[(f64, f64)], t: f64| trace.iter().find(|p| p.0 >= t - 1e-9).expect("a sample").1;
     let (linux, linux_drops) = cubic_slow_start("\"linux\"");
-    let (plain, plain_drops) = cubic_slow_start("false");
+    let (_, plain_drops) = cubic_slow_start("false");
     let drops_by = |d: &[(f64, u64)], t: f64| d.iter().filter(|p| p.0 <= t + 1e-9).map(|p| p.1).max().unwrap_or(0);
     let (w1, w2) = (at(&linux, 1.0), at(&linux, 2.0));
     eprintln!("linux: cwnd {w1:.0} segments at 1 s, {w2:.0} at 2 s, drops by 5 s {}; standard: drops by 1 s {}",
