@@ -337,22 +337,17 @@ class Store:
             for p in sorted(self.spool.iterdir()):
                 if p.name.startswith("."):
                     continue
-                if p.name.startswith("plan-") and p.suffix == ".json":
-                    try:
+                if p.suffix == ".json" and p.name.startswith(("plan-", "planruns-")):
+                    try:  # another writer may have merged and removed it meanwhile
                         d = json.loads(p.read_text())
                     except FileNotFoundError:
                         continue
-                    con.execute("INSERT INTO plans VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
-                                [d["id"], d["created"], json.dumps(d["plan"], sort_keys=True)])
-                    done.append(p)
-                    continue
-                if p.name.startswith("planruns-") and p.suffix == ".json":
-                    try:
-                        d = json.loads(p.read_text())
-                    except FileNotFoundError:
-                        continue
-                    con.executemany("INSERT INTO plan_runs VALUES (?, ?) ON CONFLICT DO NOTHING",
-                                    [[d["plan"], k] for k in d["runs"]])
+                    if p.name.startswith("plan-"):
+                        con.execute("INSERT INTO plans VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+                                    [d["id"], d["created"], json.dumps(d["plan"], sort_keys=True)])
+                    else:
+                        con.executemany("INSERT INTO plan_runs VALUES (?, ?) ON CONFLICT DO NOTHING",
+                                        [[d["plan"], k] for k in d["runs"]])
                     done.append(p)
                     continue
                 key = p.name
