@@ -55,6 +55,7 @@ pub fn build(sc: &Scenario, seed: Option<u64>, origin: &str) -> Result<Simulatio
     let index: FxHashMap<&str, u32> = sc.nodes.iter().enumerate().map(|(i, n)| (n.name.as_str(), i as u32)).collect();
 
     let mut ports: Vec<Port> = Vec::with_capacity(sc.links.len() * 2);
+    crate::sim::huge_pages::advise_huge_pages(&ports);
     let default_queue = QueueConfig::default();
     let trace: Vec<&str> = sc.metrics.queue_trace.iter().map(|s| s.as_str()).collect();
     // The random streams' labels (`port:A->B`, `flow:NAME`) are written into this one buffer:
@@ -116,6 +117,7 @@ pub fn build(sc: &Scenario, seed: Option<u64>, origin: &str) -> Result<Simulatio
     let mut route_cache = RouteCache::default();
 
     let mut flows = Vec::with_capacity(sc.flows.len());
+    crate::sim::huge_pages::advise_huge_pages(&flows);
     let mut finite = 0usize;
     let mut recipes = Recipes::default();
     for (i, f) in sc.flows.iter().enumerate() {

@@ -1,6 +1,7 @@
 //! The engine: simulation time, the event queue and seeded random streams.
 pub mod dary_heap;
 pub mod event;
+pub mod huge_pages;
 pub mod link_heap;
 pub mod math;
 pub mod prefetch;
