@@ -328,7 +328,21 @@ impl EventQueue {
         self.net.is_empty() && self.timers.is_empty()
     }
 
-    /// The earliest timer-heap event if it is a flow timer, as (time, flow, slot), left in the
+    /// The timer `k` places after the earliest in the timer wheel's current slot, if it is a
+    /// flow timer, as (time, flow, slot), left in the queue: a look further ahead for the
+    /// timer path's prefetches (`Simulation::prefetch_timers_ahead`). Approximate by design:
+    /// it never looks past the slot and may skip short timers pushed into it after it was
+    /// sorted.
+    #[inline]
+    pub fn peek_flow_timer_ahead(&self, k: usize) -> Option<(SimTime, u32, u8)> {
+        let e = Entry(self.timers.ahead_in_slot(k)?);
+        match decode(e.key()) {
+            Event::FlowTimer { flow, timer } => Some((e.time(), flow, timer)),
+            _ => None,
+        }
+    }
+
+    /// The earliest timer-store event if it is a flow timer, as (time, flow, slot), left in the
     /// queue: a read-only look for the run loop's prefetches (`sim::prefetch`). It may not be
     /// the next event overall (link events come between).
     #[inline]

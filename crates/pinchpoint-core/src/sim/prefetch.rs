@@ -60,6 +60,26 @@ mod tests {
     }
 
     #[test]
+    fn looking_ahead_in_the_slot_names_later_flow_timers_in_order_and_removes_nothing() {
+        let mut q = EventQueue::default();
+        // Retransmission timers of flows 10..15 a few microseconds apart, one slot of the wheel.
+        for (k, f) in (10u32..15).enumerate() {
+            q.push(1_000_000 + k as u64 * 1_000, Event::FlowTimer { flow: f, timer: 0 });
+        }
+        // The slot is sorted when its first key is popped; before that nothing is ahead.
+        assert_eq!(q.peek_flow_timer_ahead(1), None);
+        assert_eq!(q.pop(), Some((1_000_000, Event::FlowTimer { flow: 10, timer: 0 })));
+        assert_eq!(q.peek_flow_timer(), Some((1_001_000, 11, 0)));
+        assert_eq!(q.peek_flow_timer_ahead(0), Some((1_001_000, 11, 0)));
+        assert_eq!(q.peek_flow_timer_ahead(2), Some((1_003_000, 13, 0)));
+        assert_eq!(q.peek_flow_timer_ahead(3), Some((1_004_000, 14, 0)));
+        assert_eq!(q.peek_flow_timer_ahead(4), None);
+        assert_eq!(q.len(), 4);
+        let order: Vec<u64> = std::iter::from_fn(|| q.pop().map(|(t, _)| t)).collect();
+        assert_eq!(order, [1_001_000, 1_002_000, 1_003_000, 1_004_000]);
+    }
+
+    #[test]
     fn the_ports_after_the_head_are_the_link_heap_head_s_children_whatever_their_kind() {
         let mut q = EventQueue::default();
         q.push(5, Event::Arrive { port: 9 });

@@ -111,6 +111,14 @@ impl TimerWheel {
         (self.head != EMPTY).then_some(self.head)
     }
 
+    /// The key `k` places after the smallest among the current slot's sorted keys (`run`),
+    /// if it has that many left: a look ahead for prefetching, which may miss keys of `near`
+    /// that come between and never looks past the slot.
+    #[inline]
+    pub fn ahead_in_slot(&self, k: usize) -> Option<u128> {
+        self.run.get(self.run_at + k).copied()
+    }
+
     /// The smallest key, or `u128::MAX` when empty: one load, no branch.
     #[inline(always)]
     pub fn head(&self) -> u128 {
