@@ -14,10 +14,14 @@
 # hop, or lines no cache holds), not how long a miss takes on a given host. Set --ll to the
 # host's per-core L2 (`lscpu`: L2 of one instance) to count what leaves the core's own caches.
 # Defaults: 10 simulated seconds, 100 ms jitter (the bench's large-N setting), L1 data cache
-# 32 KiB 8-way, last level 512 KiB 8-way (one core's L2 on the AMD EPYC host of 2026-11-29).
+# 32 KiB 8-way, last level this host's per-core L2 as Linux describes it
+# (/sys/devices/system/cpu/cpu0/cache/index2: 2 MiB 16-way on the Intel host of 2026-12-02), or
+# 512 KiB 8-way (the AMD EPYC host of 2026-11-29) where that is not readable. The level used is
+# printed first, so a count names the cache it was taken against.
 # Build BIN first: cargo build --release -p pinchpoint-core --example dumbbell
 set -euo pipefail
-secs=10; jitter=100; ll="524288,8"; d1="32768,8"
+secs=10; jitter=100; ll=""; d1="32768,8"
+l2=/sys/devices/system/cpu/cpu0/cache/index2
 while [[ $# -gt 0 && $1 == --* ]]; do
   case $1 in
     --secs) secs=$2; shift 2 ;;
@@ -29,6 +33,19 @@ while [[ $# -gt 0 && $1 == --* ]]; do
 done
 [[ $# -ge 2 ]] || { echo "usage: bench/flatness.sh [--secs S] [--jitter MS] [--ll BYTES,WAYS] [--d1 BYTES,WAYS] BIN N..." >&2; exit 2; }
 bin=$1; shift
+if [[ -z $ll ]]; then
+  ll="524288,8"
+  if [[ -r $l2/size && -r $l2/ways_of_associativity && $(cat "$l2/level" 2>/dev/null) == 2 ]]; then
+    size=$(cat "$l2/size")
+    case $size in
+      *K) bytes=$(( ${size%K} * 1024 )) ;;
+      *M) bytes=$(( ${size%M} * 1048576 )) ;;
+      *) bytes=$size ;;
+    esac
+    ll="$bytes,$(cat "$l2/ways_of_associativity")"
+  fi
+fi
+echo "flatness.sh: L1d $d1, last level $ll (bytes,ways)"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 for n in "$@"; do
   valgrind --tool=callgrind --cache-sim=yes --D1="$d1,64" --LL="$ll,64" \
