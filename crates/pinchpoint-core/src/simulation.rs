@@ -28,8 +28,8 @@ pub const PREFETCH_MIN_FLOWS: usize = 2048;
 /// retransmission timers and a timer fires every two hops, so the head alone (the look-ahead
 /// of round 7) leaves one event for a cold flow's lines to arrive. Looking 16 ahead for the
 /// flow and 8 ahead for its connection and first port took the bench dumbbell's loop at
-/// N = 100,000 from 0.466 to 0.443 s (medians of 7 alternating runs; 4 and 8 places gave
-/// 0.451 and 0.448 s); N = 10,000 did not move beyond the noise (issue 13, session 21).
+/// N = 100,000 from 0.466 to 0.443 s (medians of 7 alternating runs; 8 places gave 0.448 s in
+/// the same set); N = 10,000 did not move beyond the noise (issue 13, session 21).
 const TIMER_AHEAD: usize = 16;
 
 /// A timed route change: at `at`, recompute every flow's routes.
@@ -515,20 +515,34 @@ impl Simulation {
     #[inline(never)]
     fn prefetch_timers_ahead(&self) {
         if let Some((_, g, slot)) = self.queue.peek_flow_timer_ahead(TIMER_AHEAD) {
-            let flow = &self.flows[g as usize];
-            prefetch_read(flow);
-            prefetch_read(&flow.timers.slots[slot as usize]);
+            let flow = self.prefetch_timer_flow_lines(g, slot);
             prefetch_read(&flow.stats);
             prefetch_read(&self.flow_first_port[g as usize]);
         }
         if let Some((_, g, _)) = self.queue.peek_flow_timer_ahead(TIMER_AHEAD / 2) {
-            let flow = &self.flows[g as usize];
-            if let AnyTransport::Tcp(c) = &flow.transport {
-                prefetch_bytes(&**c, crate::transport::tcp::TcpConnection::TIMEOUT_BYTES);
-            }
-            if let Some(port) = self.ports.get(self.flow_first_port[g as usize] as usize) {
-                port.prefetch_hot_lines();
-            }
+            self.prefetch_timeout_state(g, &self.flows[g as usize]);
+        }
+    }
+
+    /// Asks for flow `g`'s first line (its transport) and the line of its timer `slot`;
+    /// returns the flow.
+    #[inline(always)]
+    fn prefetch_timer_flow_lines(&self, g: u32, slot: u8) -> &Flow {
+        let flow = &self.flows[g as usize];
+        prefetch_read(flow);
+        prefetch_read(&flow.timers.slots[slot as usize]);
+        flow
+    }
+
+    /// Asks for what a retransmission timeout of flow `g` (whose lines are in cache) reads
+    /// beyond the flow: its TCP connection's first `TIMEOUT_BYTES` and its first port.
+    #[inline(always)]
+    fn prefetch_timeout_state(&self, g: u32, flow: &Flow) {
+        if let AnyTransport::Tcp(c) = &flow.transport {
+            prefetch_bytes(&**c, crate::transport::tcp::TcpConnection::TIMEOUT_BYTES);
+        }
+        if let Some(port) = self.ports.get(self.flow_first_port[g as usize] as usize) {
+            port.prefetch_hot_lines();
         }
     }
 
@@ -553,9 +567,7 @@ impl Simulation {
     #[inline(never)]
     fn prefetch_next_timer_flow(&self) {
         if let Some((_, g, slot)) = self.queue.peek_flow_timer() {
-            let flow = &self.flows[g as usize];
-            prefetch_read(flow);
-            prefetch_read(&flow.timers.slots[slot as usize]);
+            self.prefetch_timer_flow_lines(g, slot);
         }
     }
 
@@ -572,14 +584,9 @@ impl Simulation {
         if flow.timers.resolve(slot as usize, at) != crate::flows::TimerState::Due {
             return;
         }
-        if let AnyTransport::Tcp(c) = &flow.transport {
-            prefetch_bytes(&**c, crate::transport::tcp::TcpConnection::TIMEOUT_BYTES);
-        }
         prefetch_read(&flow.stats);
         prefetch_read(self.routes.hop_addr(flow.fwd_route, 0));
-        if let Some(port) = self.ports.get(self.flow_first_port[g as usize] as usize) {
-            port.prefetch_hot_lines();
-        }
+        self.prefetch_timeout_state(g, flow);
     }
 
     /// Keeps [`Self::flow_first_port`] for flow `f` after its forward route was set to `route`

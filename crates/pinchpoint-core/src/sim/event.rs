@@ -335,11 +335,7 @@ impl EventQueue {
     /// sorted.
     #[inline]
     pub fn peek_flow_timer_ahead(&self, k: usize) -> Option<(SimTime, u32, u8)> {
-        let e = Entry(self.timers.ahead_in_slot(k)?);
-        match decode(e.key()) {
-            Event::FlowTimer { flow, timer } => Some((e.time(), flow, timer)),
-            _ => None,
-        }
+        flow_timer_of(self.timers.ahead_in_slot(k)?)
     }
 
     /// The earliest timer-store event if it is a flow timer, as (time, flow, slot), left in the
@@ -347,11 +343,17 @@ impl EventQueue {
     /// the next event overall (link events come between).
     #[inline]
     pub fn peek_flow_timer(&self) -> Option<(SimTime, u32, u8)> {
-        let e = Entry(self.timers.peek()?);
-        match decode(e.key()) {
-            Event::FlowTimer { flow, timer } => Some((e.time(), flow, timer)),
-            _ => None,
-        }
+        flow_timer_of(self.timers.peek()?)
+    }
+}
+
+/// The (time, flow, slot) of timer-store key `key` if it is a flow timer.
+#[inline]
+fn flow_timer_of(key: u128) -> Option<(SimTime, u32, u8)> {
+    let e = Entry(key);
+    match decode(e.key()) {
+        Event::FlowTimer { flow, timer } => Some((e.time(), flow, timer)),
+        _ => None,
     }
 }
 
