@@ -122,9 +122,11 @@ REFUSED = [
     ("routes", lambda s: s.update(routes=[{"node": "a", "dst": "b", "next_hop": "r"}]), "routes"),
     ("delay routing", lambda s: s["simulation"].update(routing="delay"), "simulation.routing"),
     # A ce_threshold hook translates (a step-marking RedQueueDisc) for DCTCP flows only: test_crossval_cc.py.
-    ("ce_threshold hook, newreno", lambda s: s["links"][1].update(hooks=[{"kind": "ce_threshold", "threshold_pkts": 5}]),
-     "flows[0].cc"),
-    ("decbit hook", lambda s: s["links"][1].update(hooks_ab=[{"kind": "decbit"}]), "links[1].hooks_ab[0].kind"),
+    # (A marking hook needs a flow that reads its marks, or validation refuses it: the flow has ECN.)
+    ("ce_threshold hook, newreno", lambda s: s["links"][1].update(hooks=[{"kind": "ce_threshold", "threshold_pkts": 5}])
+     or s["flows"][0].update(tcp={"ecn": True}), "flows[0].cc"),
+    ("decbit hook", lambda s: s["links"][1].update(hooks_ab=[{"kind": "decbit"}]) or s["flows"][0].update(tcp={"ecn": True}),
+     "links[1].hooks_ab[0].kind"),
     ("rda queue", lambda s: s["links"][1].update(queue={"kind": "rda"}), "links[1].queue.kind"),
     ("sda queue_ba", lambda s: s["links"][1].update(queue_ba={"kind": "sda"}), "links[1].queue_ba.kind"),
     ("red two limits", lambda s: s["links"][1].update(queue={"kind": "red", "limit_pkts": 50, "limit_bytes": 9000}),

@@ -123,8 +123,9 @@ REFUSED = [
     ("two hooks on a port", lambda: (lambda s: s["links"][1].update(hooks=[{"kind": "ce_threshold", "threshold_pkts": 9}])
                                      or s)(dctcp()), "links[1].hooks_ab[0]"),
     # (an rbcc hook, the case before, is now refused by validation: no TRUMP flow reads it)
-    ("decbit hook", lambda: (lambda s: s["links"][1].update(hooks_ba=[{"kind": "decbit"}]) or s)(dctcp()),
-     "links[1].hooks_ba[0].kind"),
+    # On the access port the DCTCP flow's data crosses (a hook no flow reads is refused by validation).
+    ("decbit hook", lambda: (lambda s: s["links"][0].update(hooks_ab=[{"kind": "decbit"}]) or s)(dctcp()),
+     "links[0].hooks_ab[0].kind"),
 ]
 
 

@@ -40,8 +40,9 @@ QUEUES = ["droptail", "priority", "rda", "rda_fp", "rda_vp", "sda", "isda", "red
 def link_queue(draw) -> tuple[list[str], int]:
     """One link's rate, delay and queue (endpoints added by the caller), and its packet limit."""
     limit = draw(st.integers(2, 200))
-    # A CE-marking hook on every port: a DCTCP flow (ecn = true) needs one on its path (ECN with
-    # nothing to pair with is refused), and it touches no other packet.
+    # A CE-marking hook on every port (kept by `scenarios` only if a DCTCP flow reads it: a
+    # marking hook that no flow reads is refused): a DCTCP flow (ecn = true) needs one on its path
+    # (ECN with nothing to pair with is refused), and it touches no other packet.
     return [f'rate = "{draw(st.integers(100, 100_000))}kbps"', f'delay = "{draw(st.integers(0, 20_000))}us"',
             f'queue = {{ kind = "{draw(st.sampled_from(QUEUES))}", limit_pkts = {limit} }}',
             f'hooks = [{{ kind = "ce_threshold", threshold_pkts = {limit // 2} }}]'], limit
@@ -89,11 +90,16 @@ def scenarios(draw) -> tuple[str, list[int]]:
              f"seed = {draw(st.integers(0, 2**40))}"]
     for n in names:
         lines += ["[[nodes]]", f'name = "{n}"', f'kind = "{"router" if n.startswith("r") else "host"}"']
-    limits = []
+    limits, links = [], []
     for i, (link, limit) in enumerate(draw(link_queue()) for _ in range(routers + 1)):
         limits.append(limit)
-        lines += ["[[links]]", f'a = "{names[i]}"', f'b = "{names[i + 1]}"', *link]
-    for i, f in enumerate(draw(flow()) for _ in range(draw(st.integers(1, 6)))):
+        links.append(["[[links]]", f'a = "{names[i]}"', f'b = "{names[i + 1]}"', *link])
+    flows = [draw(flow()) for _ in range(draw(st.integers(1, 6)))]
+    # Every flow crosses every link of the chain, so one DCTCP flow reads every link's hook.
+    reads_marks = any('cc = "dctcp"' in line for f in flows for line in f)
+    for link in links:
+        lines += [line for line in link if reads_marks or not line.startswith("hooks = ")]
+    for i, f in enumerate(flows):
         lines += ["[[flows]]", f'name = "f{i}"', *f]
     return "\n".join(lines) + "\n", limits
 

@@ -7,11 +7,14 @@ use pinchpoint_core::{load_toml, Simulation};
 
 /// Senders s0..s{n-1} -> is1 -> (64 kbit/s) -> is2 -> receivers; each flow a 64 KB file.
 fn pinch(n: usize, receiver: &str, extra_flow: &str) -> String {
-    let mut s = String::from(
+    // DECbit marking only where a receiver counts the marks (a hook nothing reads is refused).
+    let reads_marks = receiver.contains("\"atn\"") || extra_flow.contains("\"atn\"");
+    let hook = if reads_marks { "hooks = [{ kind = \"decbit\" }]\n" } else { "" };
+    let mut s = format!(
         "[simulation]\nduration = \"300s\"\n\
          [[nodes]]\nname = \"is1\"\nkind = \"router\"\n[[nodes]]\nname = \"is2\"\nkind = \"router\"\n\
          [[links]]\na = \"is1\"\nb = \"is2\"\nrate = \"64kbps\"\ndelay = \"10ms\"\n\
-         queue = { kind = \"droptail\", limit_pkts = 50 }\nhooks = [{ kind = \"decbit\" }]\n",
+         queue = {{ kind = \"droptail\", limit_pkts = 50 }}\n{hook}",
     );
     for i in 0..n {
         s += &format!(

@@ -324,13 +324,19 @@ fn scenario_text(s: &ScenarioSpec) -> String {
         let kind = if n.starts_with('r') { "router" } else { "host" };
         t += &format!("[[nodes]]\nname = \"{n}\"\nkind = \"{kind}\"\n");
     }
+    // Every flow crosses every link of the chain, so one DCTCP flow reads every link's hook (a
+    // marking hook that no flow reads is refused).
+    let reads_marks = s.flows.iter().any(|f| matches!(f.spec, FlowSpec::Tcp { cc, .. } if CC_KINDS[cc] == "dctcp"));
     for (i, l) in s.links.iter().enumerate() {
-        // A CE-marking hook on every port: a DCTCP flow (ecn = true) needs one on its path (ECN
-        // with nothing to pair with is refused), and it touches no other packet.
+        // A CE-marking hook on every port when a DCTCP flow (ecn = true) runs: it needs one on
+        // its path (ECN with nothing to pair with is refused), and it touches no other packet.
         t += &format!(
-            "[[links]]\na = \"{}\"\nb = \"{}\"\nrate = \"{}kbps\"\ndelay = \"{}us\"\nqueue = {{ kind = \"{}\", limit_pkts = {} }}\nhooks = [{{ kind = \"ce_threshold\", threshold_pkts = {} }}]\n",
-            names[i], names[i + 1], l.rate_kbps, l.delay_us, QUEUE_KINDS[l.queue], l.limit_pkts, (l.limit_pkts / 2).max(1)
+            "[[links]]\na = \"{}\"\nb = \"{}\"\nrate = \"{}kbps\"\ndelay = \"{}us\"\nqueue = {{ kind = \"{}\", limit_pkts = {} }}\n",
+            names[i], names[i + 1], l.rate_kbps, l.delay_us, QUEUE_KINDS[l.queue], l.limit_pkts
         );
+        if reads_marks {
+            t += &format!("hooks = [{{ kind = \"ce_threshold\", threshold_pkts = {} }}]\n", (l.limit_pkts / 2).max(1));
+        }
     }
     for (i, f) in s.flows.iter().enumerate() {
         let (src, dst) = if f.reverse { ("b", "a") } else { ("a", "b") };

@@ -150,6 +150,46 @@ fn ecn_settings_with_nothing_to_pair_with_are_refused() {
     edit(&[("bucket = \"3000B\" }", arrivals), no_hook, (q0, "queue = { kind = \"fq_codel\", ecn = true }")]).unwrap();
 }
 
+/// A CE-marking hook acts only through a flow that reads the marks: TCP with ECN or an ATN
+/// credit receiver (the base's TCP flow has one, a -> r -> b) whose data crosses the port.
+#[test]
+fn marking_hooks_without_a_flow_that_reads_the_marks_are_refused() {
+    let edit = build_edited_base;
+    let refused = |pairs: &[(&str, &str)], path: &str| {
+        let e = edit(pairs).unwrap_err();
+        assert!(e.path == path && e.message.contains("has no effect") && e.message.contains("reads congestion marks"), "{pairs:?}: {e}");
+    };
+    let no_atn = (", receiver = { kind = \"atn\", beta = 0.875, w0 = 1 }", "");
+    let hooks = "hooks = [{ kind = \"decbit\", alpha = 1.0 }]";
+    refused(&[no_atn], "links[1].hooks[0]");
+    refused(&[no_atn, (hooks, "hooks = [{ kind = \"ce_threshold\", threshold_pkts = 5 }]")], "links[1].hooks[0]");
+    // An ECN flow reads them instead of the ATN receiver.
+    edit(&[no_atn, ("mss = 1000", "mss = 1000, ecn = true")]).unwrap();
+    // Only the port the data crosses (r -> b, the link's a -> b) counts; the acknowledgements'
+    // port b -> r has no reader.
+    edit(&[(hooks, "hooks_ab = [{ kind = \"decbit\", alpha = 1.0 }]")]).unwrap();
+    refused(&[(hooks, "hooks_ba = [{ kind = \"decbit\", alpha = 1.0 }]")], "links[1].hooks_ba[0]");
+}
+
+/// A link loss model that can never lose a packet changes nothing, and draws for nothing.
+#[test]
+fn loss_models_that_never_lose_a_packet_are_refused() {
+    let edit = build_edited_base;
+    let q0 = "queue = { kind = \"droptail\", limit_pkts = 50 }";
+    let with = |loss: &str| format!("{q0}\nloss = {loss}");
+    for (loss, field) in [
+        ("{ kind = \"bernoulli\", p = 0.0 }", "links[0].loss.p"),
+        ("{ kind = \"gilbert_elliott\", p_gb = 0.01, p_bg = 0.1, loss_good = 0.0, loss_bad = 0.0 }", "links[0].loss.loss_bad"),
+        ("{ kind = \"gilbert_elliott\", p_gb = 0.0, p_bg = 0.1 }", "links[0].loss.p_gb"),
+    ] {
+        let e = edit(&[(q0, &with(loss))]).unwrap_err();
+        assert!(e.path == field && e.message.contains("has no effect"), "{loss}: {e}");
+    }
+    for loss in ["{ kind = \"bernoulli\", p = 0.01 }", "{ kind = \"bernoulli\", p = 1.0 }", "{ kind = \"gilbert_elliott\", p_gb = 0.0, p_bg = 0.1, loss_good = 0.01 }", "{ kind = \"gilbert_elliott\", p_gb = 0.01, p_bg = 0.1 }"] {
+        edit(&[(q0, &with(loss))]).unwrap_or_else(|e| panic!("{loss}: {e}"));
+    }
+}
+
 #[test]
 fn delay_routing_with_a_timed_route_change_runs() {
     let text = include_str!("common/two_homed_route_change.toml");

@@ -190,10 +190,12 @@ loss = { kind = "gilbert_elliott", p_gb = 0.01, p_bg = 0.3 }"#;
 
     #[test]
     fn loss_models_whose_probabilities_are_all_zero_or_one_draw_nothing() {
-        assert_eq!(parts(r#"loss = { kind = "bernoulli", p = 0.0 }"#, ""), Vec::<String>::new());
-        assert_eq!(parts(r#"loss = { kind = "bernoulli", p = 0.01 }"#, ""), ["links.r->b.loss=bernoulli"]);
-        // Never leaves Good, so Bad's random loss is never drawn.
-        let unreachable_bad = r#"loss = { kind = "gilbert_elliott", p_gb = 0.0, p_bg = 0.5, loss_bad = 0.5 }"#;
-        assert_eq!(parts(unreachable_bad, ""), Vec::<String>::new());
+        // p = 0 is refused (it never loses a packet); p = 1 loses every packet without a draw.
+        let f = flow("f", "a", "workload = { kind = \"bulk\" }");
+        assert_eq!(parts(r#"loss = { kind = "bernoulli", p = 1.0 }"#, &f), Vec::<String>::new());
+        assert_eq!(parts(r#"loss = { kind = "bernoulli", p = 0.01 }"#, &f), ["links.r->b.loss=bernoulli"]);
+        // Never leaves Good (which loses every packet), so Bad's random loss is never drawn.
+        let unreachable_bad = r#"loss = { kind = "gilbert_elliott", p_gb = 0.0, p_bg = 0.5, loss_good = 1.0, loss_bad = 0.5 }"#;
+        assert_eq!(parts(unreachable_bad, &f), Vec::<String>::new());
     }
 }

@@ -116,8 +116,11 @@ Choices where WP/267 is silent (identical in every exercise; none fitted to the 
 - Access links {ACCESS_RATE_BPS // 1000} kbit/s, {ACCESS_DELAY_MS:g} ms each way: 16x the pinch point so they never
   queue; with 500 ms on the pinch point (specified) the propagation RTT is s3.2.2's 1020 ms.
 - One AK per DT (no delayed acks).
-- Every port: drop-tail, {BUFFER_PKTS} packets. Every router output port runs the DECbit hook
-  (alpha = 1, WP/267 s5.1; average over the last regeneration cycle plus the busy period).
+- Every port: drop-tail, {BUFFER_PKTS} packets. Every router output port that DT NPDUs of a
+  congestion-avoiding receiver cross runs the DECbit hook (alpha = 1, WP/267 s5.1; average over
+  the last regeneration cycle plus the busy period). The ports towards the senders carry only
+  AKs, whose CE bit the transport ignores (s5.4 counts DT NPDUs), and a fixed-window receiver
+  reads no bit: a hook on those ports would change nothing, and is refused.
 - Transport: credit window from the `atn` receiver policy (beta 0.875, delta 1, W0 1,
   lambda 0.5, WP/267 s5.5); sender without congestion control (`cc = "none"`); retransmission
   on timeout only (TP4 style: dupack_threshold 1000, no SACK), RTO min 1 s, initial 3 s (so that the
@@ -168,10 +171,15 @@ def _scenario(name: str, variant: str, text: str, senders: list[str], receivers:
 
     for h in senders:
         rate, delay = access(h)
-        links.append({"a": h, "b": "is1", "rate": rate, "delay": delay, "queue": queue, "hooks_ba": [DECBIT]})
+        # No hook on is1 -> h: only AKs go that way (see CHOICES).
+        links.append({"a": h, "b": "is1", "rate": rate, "delay": delay, "queue": queue})
     for h in receivers:
         rate, delay = access(h)
-        links.append({"a": "is2", "b": h, "rate": rate, "delay": delay, "queue": queue, "hooks_ab": [DECBIT]})
+        link = {"a": "is2", "b": h, "rate": rate, "delay": delay, "queue": queue}
+        # Only towards a receiver that counts CE bits (not one of s3.4's fixed windows).
+        if any(f["dst"] == h and f["tcp"]["receiver"]["kind"] == "atn" for f in flows):
+            link["hooks_ab"] = [DECBIT]
+        links.append(link)
     vtext = ("Variant 'specified': WP/267 s3, 500 ms delay on the 64 kbit/s link." if variant == "specified" else
              f"Variant 'as_run': WP/267 s4 ran the exercises without s3's 500 ms delay; the pinch point's "
              f"fixed delay is the {PINCH_DELAY_MS['as_run']:g} ms the paper's own measurements imply (below).")

@@ -16,7 +16,12 @@ pub struct BernoulliConfig {
 impl BernoulliConfig {
     /// Checks the parameters.
     pub fn validate(&self) -> Result<(), (&'static str, String)> {
-        probability("p", self.p)
+        probability("p", self.p)?;
+        if self.p == 0.0 {
+            // A loss model that never loses a packet changes nothing: refused, not ignored.
+            return Err(("p", "has no effect: p = 0 never loses a packet; expected a probability above 0, or no loss on the link".into()));
+        }
+        Ok(())
     }
     /// A draw per packet, unless `p` is 0 (never lost) or 1 (always lost).
     pub fn draws_random(&self) -> bool {

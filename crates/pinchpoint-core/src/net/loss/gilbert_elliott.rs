@@ -34,7 +34,16 @@ impl GilbertElliottConfig {
         probability("p_gb", self.p_gb)?;
         probability("p_bg", self.p_bg)?;
         probability("loss_good", self.loss_good)?;
-        probability("loss_bad", self.loss_bad)
+        probability("loss_bad", self.loss_bad)?;
+        // A chain that never loses a packet changes nothing (and draws for nothing): refused.
+        // The chain starts Good, so Bad's loss counts only when Bad can be reached.
+        if self.loss_good == 0.0 && self.loss_bad == 0.0 {
+            return Err(("loss_bad", "has no effect: loss_good and loss_bad are both 0, so no packet is ever lost; expected a loss probability above 0 in one state, or no loss on the link".into()));
+        }
+        if self.loss_good == 0.0 && self.p_gb == 0.0 {
+            return Err(("p_gb", "has no effect: with p_gb = 0 the chain never leaves Good, where loss_good = 0 loses nothing; expected p_gb above 0, or loss_good above 0, or no loss on the link".into()));
+        }
+        Ok(())
     }
     /// Each packet draws its state change and its loss; a probability of 0 or 1 decides
     /// without a draw. The chain starts Good, so Bad's two probabilities count only when Bad
