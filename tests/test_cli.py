@@ -344,7 +344,13 @@ def test_missing_files_directories_and_files_in_the_way_are_clear_errors_not_tra
         (("schema", "--out", a_file), "not a JSON Schema"),
         (("schema", "--out", a_file / "x.json"), "a_file.csv is a file, not a directory"),
         (("bench", "--flows", "3", "--sim-s", "1", "--start-jitter-ms", "1e10"), "--start-jitter-ms"),
+        # Refused before the run, not with a traceback after it.
+        (("run", f, "-q", "--out", a_file / "sub"), "--out: " + str(a_file / "sub") + ": " + str(a_file) + " is a file"),
+        (("run", f, "-q", "--pcap", "a->b", "--out", a_file / "sub"), "a_file.csv is a file, not a directory"),
     ]
+    if sys.platform.startswith("linux"):
+        # Only the write finds this one out (mkdir in /proc fails even for root).
+        cases.append((("run", f, "-q", "--out", "/proc/pinchpoint-no-such-dir"), "--out: /proc/pinchpoint-no-such-dir: cannot write"))
     for args, said in cases:
         p = cli(*args)
         out = p.stdout + p.stderr
@@ -439,3 +445,58 @@ def test_the_run_summary_lists_the_busiest_ports_by_utilisation_and_the_transfer
     assert transfers_line(r) == (f"{len(t)} transfers, {len(done)} completed, response time median "
                                  f"{done['response_time_s'].median():.4g} s, p95 {done['response_time_s'].quantile(0.95):.4g} s "
                                  f"({r.meta['transfer_slots']} flow slots used)")
+
+
+def test_plot_of_a_damaged_results_directory_names_the_file_and_leaves_no_figures_directory(tmp_path):
+    import shutil
+
+    f = tmp_path / "good.toml"
+    f.write_text(GOOD.replace('duration = "2s"', 'duration = "0.2s"'))
+    good = tmp_path / "res"
+    assert cli("run", f, "-q", "--out", good).returncode == 0
+    damages = [
+        ("flows.parquet", None, "flows.parquet: missing"),
+        ("scenario.toml", None, "scenario.toml: cannot be read"),
+        ("flow_series.parquet", None, "flow_series.parquet: missing"),  # not "no flow series recorded"
+        ("meta.json", "{", "meta.json: not readable as JSON"),
+        ("ports.parquet", "abc", "ports.parquet: not a readable Parquet table"),
+    ]
+    for name, text, said in damages:
+        d = tmp_path / f"damaged-{name}"
+        shutil.copytree(good, d)
+        if text is None:
+            (d / name).unlink()
+        else:
+            (d / name).write_text(text)
+        figs = tmp_path / f"figs-{name}"
+        p = cli("plot", d, "--out", figs)
+        out = p.stdout + p.stderr
+        assert p.returncode == 2 and said in out and "damaged" in out and "Traceback" not in out, (name, out)
+        assert not figs.exists(), name
+
+
+def test_maxmin_active_and_crossval_sim_s_refuse_what_would_be_ignored_or_crash(tmp_path):
+    f = tmp_path / "good.toml"
+    f.write_text(GOOD)
+    for args, said in [(("maxmin", f, "--active", ""), "--active: expected comma-separated flow names"),
+                       (("maxmin", f, "--active", "f,f"), "--active: flow 'f' is named twice"),
+                       (("crossval", f, "--sim-s", "-1"), "--sim-s: expected a positive number"),
+                       (("crossval", f, "--sim-s", "nan"), "--sim-s: expected a positive number")]:
+        p = cli(*args)
+        out = p.stdout + p.stderr
+        assert p.returncode == 2 and said in out and "Traceback" not in out, (args, out)
+    assert cli("maxmin", f, "--active", "f").returncode == 0
+
+
+def test_an_empty_or_repeated_item_of_a_list_option_is_refused_not_dropped(tmp_path):
+    f = tmp_path / "good.toml"
+    f.write_text(GOOD.replace('duration = "2s"', 'duration = "0.2s"'))
+    res = tmp_path / "res"
+    assert cli("run", f, "-q", "--out", res).returncode == 0
+    for args, said in [(("sweep", f, "--seeds", "1,,2", "--store", tmp_path / "s.duckdb"), "--seeds '1,,2': expected comma-separated integers"),
+                       (("plot", res, "--format", "png,png"), "--format: \"png\" is given twice"),
+                       (("plot", res, "--format", "png,"), "--format: expected one or more of")]:
+        p = cli(*args)
+        out = p.stdout + p.stderr
+        assert p.returncode == 2 and said in out and "Traceback" not in out, (args, out)
+    assert not (tmp_path / "s.duckdb").exists() and not (res / "figures").exists()

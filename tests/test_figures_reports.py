@@ -53,6 +53,9 @@ def test_mean_ci_uses_students_t_over_seeds():
     assert row["mean"] == 2.0 and row["n"] == 3
     assert row["ci95"] == pytest.approx(4.302653 * 1.0 / math.sqrt(3))
     assert math.isnan(m[m["x"] == 2].iloc[0]["ci95"])
+    for bad in (("z", "y"), ("x", "goodput")):  # a misspelt x or y is named, with the columns there are
+        with pytest.raises(KeyError, match=f"'{bad[0] if bad[0] != 'x' else bad[1]}': no such column"):
+            mean_ci(t, *bad)
 
 
 

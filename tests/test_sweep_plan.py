@@ -127,6 +127,10 @@ n = 4
     bad.write_text('[[zip]]\n"a" = [1, 2]\n"b" = [1]\n')
     with pytest.raises(PlanError, match="one length"):
         Plan.from_file(bad)
+    # The Sobol points are not scrambled: a seed could not change them, so it is refused.
+    bad.write_text('[sobol]\nn = 3\nseed = 4\n"links.a->r.delay" = { min = "1ms", max = "3ms" }\n')
+    with pytest.raises(PlanError, match=r"\[sobol\] seed: has no effect"):
+        Plan.from_file(bad)
 
 
 def test_seed_sources_find_the_random_components():

@@ -161,6 +161,7 @@ def run(
             refuse_out_dir(out)  # before the run: writing replaces --out, which must not be someone's folder
         except FileExistsError as e:
             _fail(f"--out: {e}")
+        _refuse_unwritable_parent(out, "--out")  # before the run, not after it
     problem = api.scenario_file_problem(scenario)  # before the progress bar is drawn
     if problem is not None:
         _fail(problem)
@@ -185,12 +186,18 @@ def run(
         _fail(str(e))
         return
     if out is not None:
-        res.write(out)
+        try:
+            res.write(out)
+        except OSError as e:
+            _fail(f"--out: {out}: cannot write the results ({e.strerror or e}); nothing was written")
     if pcap:
         from .pcap import file_name
 
         for port in pcap:
-            path = res.write_pcap(port, (out or Path(".")) / file_name(port))
+            try:
+                path = res.write_pcap(port, (out or Path(".")) / file_name(port))
+            except OSError as e:
+                _fail(f"--pcap: cannot write the capture of {port} in {out or Path('.')} ({e.strerror or e})")
             console.print(f"pcap: {path}", highlight=False)
     if store is not None:
         import warnings
@@ -227,10 +234,14 @@ def plot(
     from .plots import FORMATS, STYLES
     from .results import Results
 
-    formats = [f.strip().lower() for f in fmt.split(",") if f.strip()]
+    from .plan import _first_duplicate
+
+    formats = [f.strip().lower() for f in fmt.split(",")]
     bad = [f for f in formats if f not in FORMATS]
     if bad or not formats:
-        _fail(f"--format: expected one or more of {', '.join(FORMATS)}, got {fmt!r}")
+        _fail(f"--format: expected one or more of {', '.join(FORMATS)}, comma-separated, got {fmt!r}")
+    if _first_duplicate(formats) is not None:
+        _fail(f"--format: {_first_duplicate(formats)} is given twice (each figure would be written twice)")
     if style not in STYLES:
         _fail(f"--style: expected one of {', '.join(STYLES)}, got {style!r}")
     if not (results_dir / "meta.json").exists():
@@ -238,8 +249,13 @@ def plot(
     if out is not None and out.exists() and not out.is_dir():
         _fail(f"--out: {out} exists and is not a directory; expected a directory for the figures")
     fig_dir = out or results_dir / "figures"
+    from .results import DamagedResultsError
+
+    try:
+        res = Results.read(results_dir)  # before the figures' directory is made
+    except (DamagedResultsError, FileNotFoundError) as e:
+        _fail(str(e))
     _make_parent(fig_dir, "--out", itself=True)
-    res = Results.read(results_dir)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         paths = res.plot.save_all(fig_dir, formats=formats, style=style)
@@ -285,8 +301,16 @@ def maxmin(
 
     if not (0 <= at < float("inf")):
         _fail(f"--at: expected an instant of 0 s or later, got {at!r}")
+    names = None
+    if active is not None:
+        names = [a.strip() for a in active.split(",")]
+        if any(not a for a in names):
+            _fail(f"--active: expected comma-separated flow names, got {active!r} (an empty name)")
+        if len(set(names)) < len(names):
+            dup = next(a for a in names if names.count(a) > 1)
+            _fail(f"--active: flow '{dup}' is named twice")
     try:
-        res = calc(scenario, at=at, active=active.split(",") if active else None)
+        res = calc(scenario, at=at, active=names)
     except _native.ScenarioError as e:
         _fail(str(e))
         return
@@ -406,6 +430,9 @@ def crossval(
     """Run a scenario in pinchpoint and in ns-3 and print the results side by side."""
     from .crossval import compare as xval
 
+    if sim_s is not None and not (0 < sim_s < float("inf")):
+        _fail(f"--sim-s: expected a positive number of simulated seconds, got {sim_s!r}")
+
     try:
         plan = xval.translate_file(scenario)
     except _native.ScenarioError as e:
@@ -473,6 +500,23 @@ def crossval_tables(cmp: dict) -> list[Table]:
     ratio = cmp["wall_ratio_ns3_over_pinchpoint"]
     st.add_row("wall ratio ns-3 / pinchpoint", "", "-" if ratio is None else f"{ratio:.1f}x")
     return [ft, pt, st]
+
+
+def _refuse_unwritable_parent(out: Path, opt: str) -> None:
+    """Fails naming ``opt`` if ``out`` cannot be created where it is: a file in the way, or a
+    nearest existing directory this process may not write in. Nothing is created (a run that
+    fails later leaves no empty directory behind); what only the write itself can find (a
+    read-only file system as root, a full disk) is reported when it happens."""
+    import os
+
+    from .atomic import file_in_the_way
+
+    blocker = file_in_the_way(out)
+    if blocker is not None:
+        _fail(f"{opt}: {out}: {blocker} is a file, not a directory")
+    parent = next((p for p in Path(out).absolute().parents if p.exists()), None)
+    if parent is not None and not os.access(parent, os.W_OK | os.X_OK):
+        _fail(f"{opt}: {out}: cannot create it: {parent} is not writable")
 
 
 def _make_parent(out: Path, opt: str, itself: bool = False) -> None:
@@ -561,7 +605,7 @@ def sweep(
     if not grid and not zipped and plan is None and seeds is None:
         _fail("nothing to sweep: give --set, --zip, --plan or --seeds")
     try:
-        seed_list = [int(x) for x in seeds.split(",") if x.strip()] if seeds is not None else None
+        seed_list = [int(x) for x in seeds.split(",")] if seeds is not None and seeds.strip() else [] if seeds is not None else None
     except ValueError:
         _fail(f"--seeds {seeds!r}: expected comma-separated integers")
         return

@@ -233,6 +233,10 @@ class Plan:
                 if "n" not in t:
                     raise PlanError(f"{origin}: [{method}] needs n (the number of draws)")
                 p.draw_n = integer(t.pop("n"), f"[{method}] n")
+                if method == "sobol" and "seed" in t:
+                    # The Sobol points are not scrambled: no seed could change them.
+                    raise PlanError(f"{origin}: [sobol] seed: has no effect (the Sobol sequence is not scrambled, its "
+                                    "points are fixed by n); remove it, or use [random] for seeded draws")
                 p.draw_seed = integer(t.pop("seed", 1), f"[{method}] seed")
                 p.draw_params = t
                 if not t:

@@ -276,7 +276,7 @@ def mean_ci(table, x: str, y: str, by: str | None = None):
     keep one of its values, or pass it as ``by``. Also when a seed appears twice in one value
     (duplicate rows of one run)."""
     keys = [by, x] if by else [x]
-    for k in keys:
+    for k in [*keys, y]:
         if k not in table.columns:
             raise KeyError(f"{k!r}: no such column; expected one of {[str(c) for c in table.columns]}")
     where = f"{x!r}" + (f" and {by!r}" if by else "")

@@ -25,6 +25,11 @@ SERIES_TABLES = ("flow_series", "port_series", "packets", "queue_trace", "captur
                  "flow_rates")
 
 
+class DamagedResultsError(ValueError):
+    """A results directory (it has ``meta.json``) whose files are missing or unreadable: the
+    message names the file."""
+
+
 #: Columns that identify the run in every Parquet table written by :meth:`Results.write`.
 ID_COLUMNS = ("run", "scenario", "seed")
 
@@ -365,17 +370,36 @@ class Results:
         d = atomic.recover(Path(out_dir))
         if not (d / "meta.json").exists():
             raise FileNotFoundError(f"{d}: not a results directory (no meta.json)")
+        damaged = "the results directory is damaged; write it again with 'pinchpoint run FILE --out DIR'"
         r = cls.__new__(cls)
-        r.meta = json.loads((d / "meta.json").read_text())
-        r.scenario_toml = (d / "scenario.toml").read_text()
+        try:
+            r.meta = json.loads((d / "meta.json").read_text())
+        except (OSError, UnicodeDecodeError, ValueError) as e:
+            raise DamagedResultsError(f"{d / 'meta.json'}: not readable as JSON ({e}): {damaged}") from None
+        if not isinstance(r.meta, dict):
+            raise DamagedResultsError(f"{d / 'meta.json'}: expected a JSON object: {damaged}")
+        try:
+            r.scenario_toml = (d / "scenario.toml").read_text()
+        except (OSError, UnicodeDecodeError) as e:
+            raise DamagedResultsError(f"{d / 'scenario.toml'}: cannot be read ({e.strerror if isinstance(e, OSError) else e}): {damaged}") from None
         r.tables = {}
         import pyarrow as pa
 
+        # A directory this version wrote holds every table; one of an earlier version may lack
+        # the newer ones (read as empty). A table missing from this version's is damage, not
+        # "no series recorded".
+        this_version = r.meta.get("pinchpoint_version") == _version()
         for name in SUMMARY_TABLES + SERIES_TABLES:
-            if not (d / f"{name}.parquet").exists() and name in SERIES_TABLES + ("transfers", "groups"):
-                r.tables[name] = pa.table({})  # written by an earlier version
-                continue
-            t = pq.read_table(d / f"{name}.parquet")
+            path = d / f"{name}.parquet"
+            if not path.exists():
+                if name in SERIES_TABLES + ("transfers", "groups") and not this_version:
+                    r.tables[name] = pa.table({})  # written by an earlier version
+                    continue
+                raise DamagedResultsError(f"{path}: missing: {damaged}")
+            try:
+                t = pq.read_table(path)
+            except (OSError, pa.ArrowException) as e:
+                raise DamagedResultsError(f"{path}: not a readable Parquet table ({e}): {damaged}") from None
             r.tables[name] = t.drop_columns([c for c in ID_COLUMNS if c in t.column_names])
         return r
 
