@@ -20,7 +20,8 @@ use std::thread::JoinHandle;
 /// Rust allocations of the module (scenario parsing and building, the run's state, result
 /// tables) go to mimalloc rather than glibc's malloc: allocation was about 15 % of the CLI's CPU
 /// time beyond the loop at 100,000 flows (issue 13; bench/README.md). Python's own objects keep
-/// Python's allocator.
+/// Python's allocator. mimalloc is built without its transparent-huge-page advice (`no_thp` in
+/// Cargo.toml): the 2 MiB page faults of its arenas cost more than the allocator saves.
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
