@@ -737,10 +737,10 @@ def _is_json_schema(path: Path) -> bool:
 @app.command()
 def kinds() -> None:
     """List the names each algorithm family accepts (from the engine's registry) and their pages."""
-    from .registry import FAMILIES, kinds as registry_kinds
+    from .registry import FAMILIES, PAGES_ELSEWHERE, kinds as registry_kinds
     for family, names in registry_kinds().items():
         folder = FAMILIES[family][1]
-        pages = f"docs/{folder}/<name>.md" if folder else "docs/algorithms/"
+        pages = f"docs/{folder}/<name>.md" if folder else PAGES_ELSEWHERE[family]
         out_console.print(f"{family} ({escape(pages)}): {', '.join(names)}")
     out_console.print("Whether a part draws random numbers depends on its settings: "
                       "`pinchpoint validate FILE` lists a scenario's.")

@@ -17,7 +17,7 @@ A plan file (TOML)::
     "links.r1->r2.delay" = { min = "5ms", max = "50ms" }   # uniform between two quantities
     "links.r1->r2.rate_ba" = { min = "1Mbps", max = "100Mbps", log = true }
     "flows.f1.tcp.mss" = { min = 500, max = 1448 }           # integers stay integers
-    "flows.f1.cc" = { choices = ["reno", "newreno"] }
+    "flows.f2.cc" = { choices = ["reno", "cubic"] }          # a parameter appears in one part only
 
 Points are the product grid x zip group 1 x zip group 2 x ... x draws. Draws map a point u in
 [0, 1)^d to values: ``min + u (max - min)`` (log-uniform with ``log = true``), integers as

@@ -29,6 +29,13 @@ FAMILIES: dict[str, tuple[str, str | None]] = {
     "arrival": ("ProcessConfig", None),
 }
 
+#: Where the families without a page per name are described (what `pinchpoint kinds` prints).
+PAGES_ELSEWHERE: dict[str, str] = {
+    "receiver": "docs/algorithms/fixed.md, docs/algorithms/atn_credit.md",
+    "loss": "docs/algorithms/link_loss.md",
+    "arrival": "docs/traffic/arrivals.md",
+}
+
 
 def _names(node: Any) -> list[str]:
     """The `kind` names a config's schema accepts: a bare-name enum or `kind` constants."""
