@@ -500,3 +500,14 @@ def test_an_empty_or_repeated_item_of_a_list_option_is_refused_not_dropped(tmp_p
         out = p.stdout + p.stderr
         assert p.returncode == 2 and said in out and "Traceback" not in out, (args, out)
     assert not (tmp_path / "s.duckdb").exists() and not (res / "figures").exists()
+
+
+def test_validate_sums_up_a_random_part_repeated_for_many_flows(tmp_path):
+    flows = "".join(f'[[flows]]\nname = "f{i}"\nsrc = "a"\ndst = "b"\nstart_jitter = "10ms"\nworkload = {{ kind = "bulk" }}\n'
+                    for i in range(50))
+    f = tmp_path / "many.toml"
+    f.write_text(GOOD.split("[[flows]]")[0] + flows)
+    p = cli("validate", f)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "the seed changes: flows.*.start_jitter (50 flows: f0, f1, f2, ...)" in p.stdout, p.stdout
+    assert "f49" not in p.stdout

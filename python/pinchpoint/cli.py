@@ -265,6 +265,27 @@ def plot(
         out_console.print(str(p))
 
 
+def _summarise_parts(parts: list[str], listed: int = 3) -> str:
+    """The random parts, comma-separated; the parts that differ only in the element they name
+    (``flows.f7.start_jitter`` for each of 100,000 flows) as one ``flows.*.start_jitter`` with
+    their count and the first few names, once there are more than ``listed`` of them."""
+    groups: dict[str, list[str]] = {}
+    for p in parts:
+        family, name, rest = (p.split(".", 2) + ["", ""])[:3]
+        key = f"{family}.*.{rest}" if rest else p
+        groups.setdefault(key, []).append(name if rest else p)
+    if all(len(names) <= listed for names in groups.values()):
+        return ", ".join(parts)  # as the engine lists them
+    out = []
+    for key, names in groups.items():
+        if len(names) > listed:
+            family = key.split(".", 1)[0]
+            out.append(f"{key} ({len(names):,} {family}: {', '.join(names[:listed])}, ...)")
+        else:
+            out += [key.replace(".*.", f".{n}.", 1) if ".*." in key else key for n in names]
+    return ", ".join(out)
+
+
 @app.command()
 def validate(files: Annotated[list[Path], typer.Argument(help="Scenario files (TOML).")],
              show: Annotated[bool, typer.Option(help="Print the resolved scenario.")] = False) -> None:
@@ -280,7 +301,7 @@ def validate(files: Annotated[list[Path], typer.Argument(help="Scenario files (T
             bad += 1
             continue
         out_console.print(f"[green]ok[/] {f}")
-        seed = (f"the seed changes: {', '.join(random)}" if random
+        seed = (f"the seed changes: {_summarise_parts(random)}" if random
                 else "the seed changes nothing (no part draws random numbers)")
         out_console.print(f"   {escape(seed)}", highlight=False, soft_wrap=True)
         if show:
