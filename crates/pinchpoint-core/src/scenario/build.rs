@@ -374,58 +374,11 @@ pub(crate) fn build_tcp(settings: &FlowSettings, name: &(impl AsRef<str> + ?Size
 /// process, at the start and after each route change (and the reverse path too when the SYN-ACK
 /// carries ECT, `ect_on_syn`): a setting is refused only when no packet could ever meet it.
 /// Ports are numbered as the build makes them: link i's a->b port is 2i, its b->a port 2i + 1.
-/// A CE-marking hook (`ce_threshold`, `decbit`) changes only what a flow that reads the marks
-/// does: TCP with ECN (the receiver echoes the CE codepoint of ECT data, RFC 3168 s6.1.3) or an
-/// ATN credit receiver (it counts the CE bit of data packets, ATN WP/267 s5.4). On a port that
-/// no such flow's data crosses it changes nothing but a counter, so it is refused, as the
-/// `eca_load` and `rbcc` hooks are without their readers.
-fn check_ce_hooks_are_read(sc: &Scenario, index: &FxHashMap<&str, u32>, router: &mut Router, rules: &[RouteRule], change_times: &[SimTime]) -> Result<(), (String, String)> {
-    let reads_ce = |s: &FlowSettings| s.transport == TransportKind::Tcp && (s.tcp.ecn || s.tcp.receiver.as_ref().is_some_and(|r| r.kind() == "atn"));
-    let mut read = vec![false; 2 * sc.links.len()];
-    let mut cross = |s: u32, d: u32, settings: &FlowSettings, router: &mut Router| {
-        for t in std::iter::once(0).chain(change_times.iter().copied()) {
-            let fwd = router.path(s, d, rules, t).unwrap_or_default();
-            // A SYN-ACK sent ECT (`tcp.ect_on_syn`) is the one reverse packet whose mark is read.
-            let rev = if settings.tcp.ecn && settings.tcp.ect_on_syn { router.path(d, s, rules, t).unwrap_or_default() } else { Vec::new() };
-            for p in fwd.into_iter().chain(rev) {
-                read[p as usize] = true;
-            }
-        }
-    };
-    for f in sc.flows.iter().filter(|f| reads_ce(&f.settings)) {
-        cross(index[f.src.as_str()], index[f.dst.as_str()], &f.settings, router);
-    }
-    for a in sc.arrivals.iter().filter(|a| reads_ce(&a.settings)) {
-        for s in a.src.names() {
-            for d in a.dst.names() {
-                cross(index[s], index[d], &a.settings, router);
-            }
-        }
-    }
-    let unread = "has no effect: no flow that reads congestion marks (tcp.ecn = true, or receiver = \"atn\") sends data through this port, so the marks would only be counted; expected such a flow through it, or no marking hook";
-    for (i, l) in sc.links.iter().enumerate() {
-        let (ab, ba) = (read[2 * i], read[2 * i + 1]);
-        for (hooks, name, applies) in [(&l.hooks, "hooks", ab || ba), (&l.hooks_ab, "hooks_ab", ab), (&l.hooks_ba, "hooks_ba", ba)] {
-            if let Some(j) = hooks.iter().position(|h| matches!(h.kind(), "ce_threshold" | "decbit")) {
-                if !applies {
-                    return Err((format!("links[{i}].{name}[{j}]"), unread.into()));
-                }
-            }
-        }
-    }
-    Ok(())
-}
-
 fn check_ecn_pairs(sc: &Scenario, index: &FxHashMap<&str, u32>, router: &mut Router, rules: &[RouteRule], change_times: &[SimTime]) -> Result<(), (String, String)> {
     let ect_flow = |s: &FlowSettings| s.transport == TransportKind::Tcp && s.tcp.ecn;
     let queues_mark = sc.links.iter().any(|l| [&l.queue, &l.queue_ab, &l.queue_ba].into_iter().flatten().any(|q| q.marks_ecn()));
     let any_ect = sc.flows.iter().any(|f| ect_flow(&f.settings)) || sc.arrivals.iter().any(|a| ect_flow(&a.settings));
-    let ce_hook = |h: &crate::port_hooks::HookConfig| matches!(h.kind(), "ce_threshold" | "decbit");
-    let hooks_mark = sc.links.iter().any(|l| l.hooks.iter().chain(&l.hooks_ab).chain(&l.hooks_ba).any(ce_hook));
-    if !queues_mark && !any_ect && !hooks_mark {
-        return Ok(());
-    }
-    if hooks_mark {
+    if sc.links.iter().any(|l| l.hooks.iter().chain(&l.hooks_ab).chain(&l.hooks_ba).any(marks_ce)) {
         check_ce_hooks_are_read(sc, index, router, rules, change_times)?;
     }
     if !queues_mark && !any_ect {
@@ -435,7 +388,7 @@ fn check_ecn_pairs(sc: &Scenario, index: &FxHashMap<&str, u32>, router: &mut Rou
         .links
         .iter()
         .flat_map(|l| {
-            let hook_marks = |extra: &[crate::port_hooks::HookConfig]| l.hooks.iter().chain(extra).any(|h| matches!(h.kind(), "ce_threshold" | "decbit"));
+            let hook_marks = |extra: &[crate::port_hooks::HookConfig]| l.hooks.iter().chain(extra).any(marks_ce);
             let q = |own: &Option<QueueConfig>| own.as_ref().or(l.queue.as_ref()).is_some_and(|q| q.marks_ecn());
             [q(&l.queue_ab) || hook_marks(&l.hooks_ab), q(&l.queue_ba) || hook_marks(&l.hooks_ba)]
         })
@@ -491,3 +444,51 @@ fn check_ecn_pairs(sc: &Scenario, index: &FxHashMap<&str, u32>, router: &mut Rou
     }
     Ok(())
 }
+
+/// A port hook that marks CE (the DECbit / ATN bit and the ECN codepoint of ECT packets).
+fn marks_ce(h: &crate::port_hooks::HookConfig) -> bool {
+    matches!(h.kind(), "ce_threshold" | "decbit")
+}
+
+/// A CE-marking hook (`ce_threshold`, `decbit`) changes only what a flow that reads the marks
+/// does: TCP with ECN (the receiver echoes the CE codepoint of ECT data, RFC 3168 s6.1.3) or an
+/// ATN credit receiver (it counts the CE bit of data packets, ATN WP/267 s5.4). On a port that
+/// no such flow's data crosses it changes nothing but a counter, so it is refused, as the
+/// `eca_load` and `rbcc` hooks are without their readers.
+fn check_ce_hooks_are_read(sc: &Scenario, index: &FxHashMap<&str, u32>, router: &mut Router, rules: &[RouteRule], change_times: &[SimTime]) -> Result<(), (String, String)> {
+    let reads_ce = |s: &FlowSettings| s.transport == TransportKind::Tcp && (s.tcp.ecn || s.tcp.receiver.as_ref().is_some_and(|r| r.kind() == "atn"));
+    let mut read = vec![false; 2 * sc.links.len()];
+    let mut cross = |s: u32, d: u32, settings: &FlowSettings, router: &mut Router| {
+        for t in std::iter::once(0).chain(change_times.iter().copied()) {
+            let fwd = router.path(s, d, rules, t).unwrap_or_default();
+            // A SYN-ACK sent ECT (`tcp.ect_on_syn`) is the one reverse packet whose mark is read.
+            let rev = if settings.tcp.ecn && settings.tcp.ect_on_syn { router.path(d, s, rules, t).unwrap_or_default() } else { Vec::new() };
+            for p in fwd.into_iter().chain(rev) {
+                read[p as usize] = true;
+            }
+        }
+    };
+    for f in sc.flows.iter().filter(|f| reads_ce(&f.settings)) {
+        cross(index[f.src.as_str()], index[f.dst.as_str()], &f.settings, router);
+    }
+    for a in sc.arrivals.iter().filter(|a| reads_ce(&a.settings)) {
+        for s in a.src.names() {
+            for d in a.dst.names() {
+                cross(index[s], index[d], &a.settings, router);
+            }
+        }
+    }
+    let unread = "has no effect: no flow that reads congestion marks (tcp.ecn = true, or receiver = \"atn\") sends data through this port, so the marks would only be counted; expected such a flow through it, or no marking hook";
+    for (i, l) in sc.links.iter().enumerate() {
+        let (ab, ba) = (read[2 * i], read[2 * i + 1]);
+        for (hooks, name, applies) in [(&l.hooks, "hooks", ab || ba), (&l.hooks_ab, "hooks_ab", ab), (&l.hooks_ba, "hooks_ba", ba)] {
+            if let Some(j) = hooks.iter().position(marks_ce) {
+                if !applies {
+                    return Err((format!("links[{i}].{name}[{j}]"), unread.into()));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
