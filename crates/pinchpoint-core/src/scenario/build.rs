@@ -397,14 +397,10 @@ fn check_ecn_pairs(sc: &Scenario, index: &FxHashMap<&str, u32>, router: &mut Rou
     // Marks every port an ECT packet of (s, d) could cross; true if one of them marks CE.
     let mut cross = |s: u32, d: u32, settings: &FlowSettings, router: &mut Router| -> bool {
         let mut met = false;
-        for t in std::iter::once(0).chain(change_times.iter().copied()) {
-            let fwd = router.path(s, d, rules, t).unwrap_or_default();
-            let rev = if settings.tcp.ect_on_syn { router.path(d, s, rules, t).unwrap_or_default() } else { Vec::new() };
-            for p in fwd.into_iter().chain(rev) {
-                crossed[p as usize] = true;
-                met |= marks[p as usize];
-            }
-        }
+        for_each_port_on_paths(router, rules, change_times, s, d, settings.tcp.ect_on_syn, |p| {
+            crossed[p as usize] = true;
+            met |= marks[p as usize];
+        });
         met
     };
     let no_marker = "has no effect: no port on the flow's path marks ECN-capable packets; expected a queue with ecn = true or a ce_threshold (or decbit) hook on the path, or no ecn";
@@ -446,6 +442,18 @@ fn check_ecn_pairs(sc: &Scenario, index: &FxHashMap<&str, u32>, router: &mut Rou
 }
 
 /// A port hook that marks CE (the DECbit / ATN bit and the ECN codepoint of ECT packets).
+/// Calls `visit` with every port a packet from node `s` to node `d` crosses under the routes in
+/// force at t = 0 and after each route change, then (with `reverse`) every port of the way back:
+/// the walk both ECN checks share (`check_ecn_pairs`, `check_ce_hooks_are_read`). A port can be
+/// visited more than once; a time at which the pair has no path adds nothing.
+fn for_each_port_on_paths(router: &mut Router, rules: &[RouteRule], change_times: &[SimTime], s: u32, d: u32, reverse: bool, mut visit: impl FnMut(u32)) {
+    for t in std::iter::once(0).chain(change_times.iter().copied()) {
+        let fwd = router.path(s, d, rules, t).unwrap_or_default();
+        let rev = if reverse { router.path(d, s, rules, t).unwrap_or_default() } else { Vec::new() };
+        fwd.into_iter().chain(rev).for_each(&mut visit);
+    }
+}
+
 fn marks_ce(h: &crate::port_hooks::HookConfig) -> bool {
     matches!(h.kind(), "ce_threshold" | "decbit")
 }
@@ -459,14 +467,9 @@ fn check_ce_hooks_are_read(sc: &Scenario, index: &FxHashMap<&str, u32>, router: 
     let reads_ce = |s: &FlowSettings| s.transport == TransportKind::Tcp && (s.tcp.ecn || s.tcp.receiver.as_ref().is_some_and(|r| r.kind() == "atn"));
     let mut read = vec![false; 2 * sc.links.len()];
     let mut cross = |s: u32, d: u32, settings: &FlowSettings, router: &mut Router| {
-        for t in std::iter::once(0).chain(change_times.iter().copied()) {
-            let fwd = router.path(s, d, rules, t).unwrap_or_default();
-            // A SYN-ACK sent ECT (`tcp.ect_on_syn`) is the one reverse packet whose mark is read.
-            let rev = if settings.tcp.ecn && settings.tcp.ect_on_syn { router.path(d, s, rules, t).unwrap_or_default() } else { Vec::new() };
-            for p in fwd.into_iter().chain(rev) {
-                read[p as usize] = true;
-            }
-        }
+        // A SYN-ACK sent ECT (`tcp.ect_on_syn`) is the one reverse packet whose mark is read.
+        let reverse = settings.tcp.ecn && settings.tcp.ect_on_syn;
+        for_each_port_on_paths(router, rules, change_times, s, d, reverse, |p| read[p as usize] = true);
     };
     for f in sc.flows.iter().filter(|f| reads_ce(&f.settings)) {
         cross(index[f.src.as_str()], index[f.dst.as_str()], &f.settings, router);
