@@ -49,12 +49,14 @@ def link_queue(draw) -> tuple[list[str], int]:
 
 
 @st.composite
-def flow(draw) -> list[str]:
+def flow(draw, duration_ms: int) -> list[str]:
     """One flow's lines after its name: endpoints, start, transport and workload, maybe a shaper.
     Every value is drawn whether or not this flow uses it, so a flow is always the same number
     of choices (see docs/fuzzing.md, "Hypothesis's invalid cases")."""
     reverse = draw(st.integers(0, 3)) == 0
-    start = draw(st.integers(0, 300))
+    # A start at or after the end of the run is refused (the flow would never start): the
+    # drawn start is taken modulo the duration, so the number of choices stays the same.
+    start = draw(st.integers(0, 300)) % duration_ms
     transport = draw(st.sampled_from(["tcp", "tcp", "udp", "tfrc"]))
     cc, bulk, size_kb = draw(st.sampled_from(CCS)), draw(st.booleans()), draw(st.integers(1, 400))
     mss, sack = draw(st.integers(100, 1500)), draw(st.booleans())
@@ -86,7 +88,8 @@ def flow(draw) -> list[str]:
 def scenarios(draw) -> tuple[str, list[int]]:
     routers = draw(st.integers(1, 3))
     names = ["a"] + [f"r{i}" for i in range(1, routers + 1)] + ["b"]
-    lines = ['name = "hyp"', "[simulation]", f'duration = "{draw(st.integers(200, 2000))}ms"',
+    duration_ms = draw(st.integers(200, 2000))
+    lines = ['name = "hyp"', "[simulation]", f'duration = "{duration_ms}ms"',
              f"seed = {draw(st.integers(0, 2**40))}"]
     for n in names:
         lines += ["[[nodes]]", f'name = "{n}"', f'kind = "{"router" if n.startswith("r") else "host"}"']
@@ -94,7 +97,7 @@ def scenarios(draw) -> tuple[str, list[int]]:
     for i, (link, limit) in enumerate(draw(link_queue()) for _ in range(routers + 1)):
         limits.append(limit)
         links.append(["[[links]]", f'a = "{names[i]}"', f'b = "{names[i + 1]}"', *link])
-    flows = [draw(flow()) for _ in range(draw(st.integers(1, 6)))]
+    flows = [draw(flow(duration_ms)) for _ in range(draw(st.integers(1, 6)))]
     # Every flow crosses every link of the chain, so one DCTCP flow reads every link's hook.
     reads_marks = any('cc = "dctcp"' in line for f in flows for line in f)
     for link in links:

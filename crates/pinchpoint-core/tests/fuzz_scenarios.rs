@@ -340,7 +340,9 @@ fn scenario_text(s: &ScenarioSpec) -> String {
     }
     for (i, f) in s.flows.iter().enumerate() {
         let (src, dst) = if f.reverse { ("b", "a") } else { ("a", "b") };
-        t += &format!("[[flows]]\nname = \"f{i}\"\nsrc = \"{src}\"\ndst = \"{dst}\"\nstart = \"{}ms\"\n", f.start_ms);
+        // A start at or after the end of the run is refused (the flow would never start), so
+        // the drawn start (0 to 299 ms) is taken modulo the duration (at least 200 ms).
+        t += &format!("[[flows]]\nname = \"f{i}\"\nsrc = \"{src}\"\ndst = \"{dst}\"\nstart = \"{}ms\"\n", f.start_ms % s.duration_ms);
         match &f.spec {
             FlowSpec::Tcp { cc, file_kb, mss, sack, rcv_buf_bytes } => {
                 let workload = match file_kb {
