@@ -316,7 +316,7 @@ def maxmin(
     at: Annotated[float, typer.Option("--at", help="Instant, s: routes then in force; flows started by then are active.")] = 0.0,
     active: Annotated[Optional[str], typer.Option(help="Comma-separated flow names to count as active (overrides start times).")] = None,
 ) -> None:
-    """Max-min fair rates of the scenario's flows at an instant (ack overhead and desired rates included)."""
+    """Max-min fair rates of the scenario's flows at an instant (ack overhead, desired rates and shaper rates included)."""
     from .optimum import ArgumentError
     from .optimum import maxmin as calc
 

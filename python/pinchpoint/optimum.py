@@ -8,7 +8,9 @@ s11; see ``docs/algorithms/maxmin.md``):
 * every flow sends data on its forward path at rate ``r`` (bit/s on the wire) and its
   acknowledgements load every port of its reverse path with ``r * a``, where
   ``a = ack size / (data size * data packets per ack)`` (1500-byte data, 40-byte acks: 1/37.5);
-* a flow's rate is capped by its desired rate (TRUMP ``desired_rate``, a UDP flow's own rate);
+* a flow's rate is capped by its desired rate (TRUMP ``desired_rate``, a UDP flow's own rate)
+  and by its token-bucket shaper's rate (``shaper.rate``: the bucket counts on-wire bytes, so
+  its rate bounds the data rate on the wire in the long run);
 * the data rates are the max-min fair (progressive filling, "water-filling") allocation of each
   port's capacity *net of the acknowledgement load on it*. The ack load depends on the rates
   themselves, so the net capacities and the filling are iterated to a fixed point. The ack
@@ -50,12 +52,14 @@ class FlowDemand:
 
     name: str
     start_s: float
-    #: Largest rate the source wants, bit/s (inf: no cap).
+    #: Largest rate the source wants or its shaper lets through, bit/s (inf: no cap).
     cap_bps: float = math.inf
     #: Reverse-path (ack) load per unit of data rate.
     ack_fraction: float = 0.0
     forward: list[int] = field(default_factory=list)
     reverse: list[int] = field(default_factory=list)
+    #: What sets ``cap_bps``, reported as the limit of a flow that reaches it.
+    cap_source: str = "desired rate"
 
 
 @dataclass
@@ -65,7 +69,7 @@ class MaxminResult:
     at_s: float
     #: flow name -> rate, bit/s (only the flows active at ``at_s``).
     rates_bps: dict[str, float]
-    #: flow name -> name of the port (or "desired rate") that limits it.
+    #: flow name -> name of the port (or "desired rate", or "shaper rate") that limits it.
     bottleneck: dict[str, str]
     #: port name -> (capacity, data load, ack load), bit/s, for the ports any active flow uses.
     ports: dict[str, tuple[float, float, float]]
@@ -127,8 +131,15 @@ def flows_of(scenario: Scenario | str | Path, at: float = 0.0) -> tuple[list[Flo
             w = f.get("workload", {})
             if "rate" in w:
                 cap = _num(w["rate"], "bps")
+        source = "desired rate"
+        # A fixed token bucket passes at most `rate` of on-wire bytes in the long run
+        # (shaper/token_bucket.rs; the bucket only lets a burst through once). ECA's pacer
+        # (`wtp`) follows the reflected load instead, so it sets no cap of its own here.
+        shaper = f.get("shaper")
+        if shaper is not None and _num(shaper["rate"], "bps") < cap:
+            cap, source = _num(shaper["rate"], "bps"), "shaper rate"
         fw, rv = by_name[f["name"]]
-        out.append(FlowDemand(f["name"], start, cap, ack, list(fw), list(rv)))
+        out.append(FlowDemand(f["name"], start, cap, ack, list(fw), list(rv), source))
     return out, ports
 
 
@@ -167,7 +178,7 @@ def _fill(active: list[FlowDemand], cap: list[float], ack_load: list[float]) -> 
             if frozen[i]:
                 continue
             if math.isfinite(f.cap_bps) and f.cap_bps - rate[i] <= 1e-9 * max(1.0, f.cap_bps):
-                frozen[i], why[i] = True, "desired rate"
+                frozen[i], why[i] = True, f.cap_source
                 continue
             for p in f.forward:
                 if residual[p] <= 1e-9 * max(1.0, cap[p]):
