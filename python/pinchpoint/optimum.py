@@ -132,12 +132,12 @@ def flows_of(scenario: Scenario | str | Path, at: float = 0.0) -> tuple[list[Flo
             if "rate" in w:
                 cap = _num(w["rate"], "bps")
         source = "desired rate"
-        # A fixed token bucket passes at most `rate` of on-wire bytes in the long run
-        # (shaper/token_bucket.rs; the bucket only lets a burst through once). ECA's pacer
-        # (`wtp`) follows the reflected load instead, so it sets no cap of its own here.
-        shaper = f.get("shaper")
-        if shaper is not None and _num(shaper["rate"], "bps") < cap:
-            cap, source = _num(shaper["rate"], "bps"), "shaper rate"
+        # A fixed token bucket passes at most `rate` of on-wire bytes in the long run, its one
+        # initial burst aside (shaper/token_bucket.rs). ECA's pacer (`wtp`) follows the
+        # reflected load instead, so it sets no cap of its own here.
+        shaper_bps = _num(f["shaper"]["rate"], "bps") if "shaper" in f else math.inf
+        if shaper_bps < cap:
+            cap, source = shaper_bps, "shaper rate"
         fw, rv = by_name[f["name"]]
         out.append(FlowDemand(f["name"], start, cap, ack, list(fw), list(rv), source))
     return out, ports

@@ -441,7 +441,6 @@ fn check_ecn_pairs(sc: &Scenario, index: &FxHashMap<&str, u32>, router: &mut Rou
     Ok(())
 }
 
-/// A port hook that marks CE (the DECbit / ATN bit and the ECN codepoint of ECT packets).
 /// Calls `visit` with every port a packet from node `s` to node `d` crosses under the routes in
 /// force at t = 0 and after each route change, then (with `reverse`) every port of the way back:
 /// the walk both ECN checks share (`check_ecn_pairs`, `check_ce_hooks_are_read`). A port can be
@@ -454,6 +453,7 @@ fn for_each_port_on_paths(router: &mut Router, rules: &[RouteRule], change_times
     }
 }
 
+/// A port hook that marks CE (the DECbit / ATN bit and the ECN codepoint of ECT packets).
 fn marks_ce(h: &crate::port_hooks::HookConfig) -> bool {
     matches!(h.kind(), "ce_threshold" | "decbit")
 }
