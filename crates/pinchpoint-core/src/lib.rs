@@ -48,7 +48,11 @@ pub use scenario::{build::build, Scenario, ScenarioError};
 ///   always false; docs/crossval.md). AIMD and binomial controls keep ns-2's rule (every timeout
 ///   halves the window it has). Found while cross-checking two NewReno flows with different RTTs
 ///   against ns-3.
-pub const MODEL_REVISION: u32 = 6;
+/// - 7: BBR's window target includes Linux's ACK-aggregation allowance (`bbr_update_ack_aggregation`,
+///   Linux >= 4.19 and ns-3's `TcpBbr`): the packets acknowledged beyond what the bandwidth
+///   estimate predicts, as a 5-to-10-round maximum, at most 100 ms at that bandwidth, once the
+///   pipe is full (docs/algorithms/bbr.md). Only runs with `cc = "bbr"` move.
+pub const MODEL_REVISION: u32 = 7;
 pub use simulation::{Results, Simulation};
 
 /// Parses, validates and builds a TOML scenario in one step.

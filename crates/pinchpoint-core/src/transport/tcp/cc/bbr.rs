@@ -80,6 +80,17 @@ const PACING_SHIFT: u32 = 10;
 const MAX_GSO_BYTES: f64 = 65_215.0;
 /// At most 0x7F segments per quantum (tcp_bbr.c bbr_tso_segs_goal).
 const MAX_TSO_SEGS: u64 = 0x7F;
+/// bbr_extra_acked_win_rtts: the ACK-aggregation estimate is the larger of two windowed maxima,
+/// each kept for 5 round trips (Linux >= 4.19; bbr_extra_acked_gain is BBR_UNIT, so the
+/// estimate enters the window target unscaled).
+const EXTRA_ACKED_WIN_RTTS: u32 = 5;
+/// bbr_ack_epoch_acked_reset_thresh: an aggregation epoch that has counted this many packets
+/// starts again (it may be very old).
+const ACK_EPOCH_ACKED_RESET_THRESH: u64 = 1 << 20;
+/// The 20-bit field Linux keeps the epoch's count in (`ack_epoch_acked:20`, capped at 0xFFFFF).
+const ACK_EPOCH_ACKED_MAX: u64 = 0xF_FFFF;
+/// bbr_extra_acked_max_us: the allowance is at most 100 ms at the estimated bandwidth.
+const EXTRA_ACKED_MAX_PS: SimTime = 100 * PS_PER_MS;
 
 /// BBR's state machine (tcp_bbr.c `enum bbr_mode`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -211,6 +222,15 @@ pub struct BbrModel {
     /// The last sample's time, in-flight and newly acknowledged packets (recovery entry uses
     /// them when it comes on the same acknowledgement).
     last_sample: Option<(SimTime, u64, u64)>,
+    /// ACK aggregation (bbr_update_ack_aggregation): the two windowed maxima of packets
+    /// acknowledged beyond what the bandwidth estimate predicts, packets; which one is current;
+    /// rounds the current one has run.
+    extra_acked_pkts: [u64; 2],
+    extra_acked_win_idx: usize,
+    extra_acked_win_rtts: u32,
+    /// Start of the current aggregation epoch and the packets acknowledged since.
+    ack_epoch_stamp: SimTime,
+    ack_epoch_acked_pkts: u64,
     rng: SimRng,
 }
 
@@ -245,6 +265,11 @@ impl BbrModel {
             has_seen_rtt: false,
             loss_end_delivered: None,
             last_sample: None,
+            extra_acked_pkts: [0; 2],
+            extra_acked_win_idx: 0,
+            extra_acked_win_rtts: 0,
+            ack_epoch_stamp: 0,
+            ack_epoch_acked_pkts: 0,
             // Replaced by the flow's own stream (`set_rng`) when built from a scenario.
             rng: rng::stream(0, "cc:bbr"),
         };
@@ -275,6 +300,10 @@ impl BbrModel {
     /// STARTUP found the pipe full.
     pub fn full_bw_reached(&self) -> bool {
         self.full_bw_reached
+    }
+    /// The ACK-aggregation estimate (bbr_extra_acked), packets.
+    pub fn extra_acked_pkts(&self) -> u64 {
+        self.extra_acked_pkts[0].max(self.extra_acked_pkts[1])
     }
 
     fn pkts(&self, bytes: u64) -> u64 {
@@ -361,6 +390,50 @@ impl BbrModel {
         if !rs.is_app_limited || bw >= self.bw.get() {
             self.bw.running_max(BW_RTTS, self.rtt_cnt, bw);
         }
+    }
+
+    /// bbr_update_ack_aggregation: how far acknowledgements run ahead of the bandwidth estimate.
+    /// An epoch starts when the packets acknowledged since the last one fall to what the
+    /// estimate says should have been delivered meanwhile; the excess over that (at most cwnd)
+    /// feeds a max filter of two 5-round windows. Aggregated ACKs (delayed, stretched or
+    /// bunched on the way back) deliver in bursts, and the excess is the data the sender must
+    /// have in flight to keep sending between bursts.
+    fn update_ack_aggregation(&mut self, rs: &RateSample, acked_pkts: u64) {
+        // Linux returns for acked_sacked <= 0, delivered < 0 or interval_us <= 0 (no rate).
+        if acked_pkts == 0 || rs.interval_ps == 0 || rs.delivered_bytes == 0 {
+            return;
+        }
+        if self.round_start {
+            self.extra_acked_win_rtts = (self.extra_acked_win_rtts + 1).min(0x1F);
+            if self.extra_acked_win_rtts >= EXTRA_ACKED_WIN_RTTS {
+                self.extra_acked_win_rtts = 0;
+                self.extra_acked_win_idx ^= 1;
+                self.extra_acked_pkts[self.extra_acked_win_idx] = 0;
+            }
+        }
+        // Packets the estimate expects delivered over the epoch (Linux: bw x epoch_us, whole
+        // packets; the epoch runs to tp->delivered_mstamp, this acknowledgement's time).
+        let epoch_s = (rs.now - self.ack_epoch_stamp) as f64 / PS_PER_S as f64;
+        let mut expected_pkts = (self.bw.get() * epoch_s / self.mss as f64) as u64;
+        if self.ack_epoch_acked_pkts <= expected_pkts || self.ack_epoch_acked_pkts + acked_pkts >= ACK_EPOCH_ACKED_RESET_THRESH {
+            self.ack_epoch_acked_pkts = 0;
+            self.ack_epoch_stamp = rs.now;
+            expected_pkts = 0;
+        }
+        self.ack_epoch_acked_pkts = (self.ack_epoch_acked_pkts + acked_pkts).min(ACK_EPOCH_ACKED_MAX);
+        let extra = self.ack_epoch_acked_pkts.saturating_sub(expected_pkts).min(self.cwnd_pkts);
+        let cur = &mut self.extra_acked_pkts[self.extra_acked_win_idx];
+        *cur = (*cur).max(extra);
+    }
+
+    /// bbr_ack_aggregation_cwnd: the window's allowance for aggregation once the pipe is full,
+    /// at most 100 ms at the estimated bandwidth, packets.
+    fn ack_aggregation_cwnd(&self) -> u64 {
+        if !self.full_bw_reached {
+            return 0;
+        }
+        let max_aggr_pkts = (self.bw.get() * (EXTRA_ACKED_MAX_PS as f64 / PS_PER_S as f64) / self.mss as f64) as u64;
+        self.extra_acked_pkts().min(max_aggr_pkts)
     }
 
     /// bbr_advance_cycle_phase.
@@ -486,7 +559,7 @@ impl BbrModel {
         }
     }
 
-    /// bbr_set_cwnd: grow towards cwnd_gain x BDP + quanta; packet conservation in the first
+    /// bbr_set_cwnd: grow towards cwnd_gain x BDP + the aggregation allowance + quanta; packet conservation in the first
     /// round of recovery; 4 packets in PROBE_RTT.
     fn set_cwnd(&mut self, acked_pkts: u64, in_flight_pkts: u64) {
         let mut cwnd = self.cwnd_pkts;
@@ -494,7 +567,8 @@ impl BbrModel {
             if self.packet_conservation {
                 cwnd = cwnd.max(in_flight_pkts + acked_pkts);
             } else {
-                let target = self.inflight(self.bw.get(), self.cwnd_gain);
+                // Linux >= 4.19: the aggregation allowance goes in before the quantization budget.
+                let target = self.quantization_budget(self.bdp(self.bw.get(), self.cwnd_gain) + self.ack_aggregation_cwnd());
                 if self.full_bw_reached {
                     cwnd = (cwnd + acked_pkts).min(target);
                 } else if cwnd < target || self.delivered_bytes < TCP_INIT_CWND_PKTS * self.mss as u64 {
@@ -541,6 +615,7 @@ impl CongestionControl for BbrModel {
         }
         // bbr_update_model.
         self.update_bw(rs);
+        self.update_ack_aggregation(rs, acked);
         if self.mode == BbrMode::ProbeBw && self.is_next_cycle_phase(rs.now, in_flight + acked) {
             self.advance_cycle_phase(rs.now);
         }
@@ -858,9 +933,68 @@ mod tests {
         for _ in 0..300 {
             p.ack(&mut b, MS, 1, 1000.0, 150);
         }
-        // 2 x 100 + 3 x 2 (pacing 1000 kB/s x 0.99 / 1024 = 966 B < 1 MSS: the minimum 2).
-        assert_eq!(b.cwnd_bytes(), 206 * MSS as u64);
+        // 2 x 100 + 1 + 3 x 2, rounded up to even (pacing 1000 kB/s x 0.99 / 1024 = 966 B <
+        // 1 MSS: the minimum quantum of 2). The 1 is the aggregation allowance of an ACK
+        // stream at exactly the estimated rate: each acknowledgement finds the epoch's count
+        // no larger than expected, restarts the epoch and counts its own packet as excess, as
+        // Linux's bbr_update_ack_aggregation does.
+        assert_eq!(b.extra_acked_pkts(), 1);
+        assert_eq!(b.cwnd_bytes(), 208 * MSS as u64);
         assert!((b.pacing_rate_bps().unwrap() - 1000.0 * 1000.0 * 8.0 * 0.99).abs() < 1e-6);
+    }
+
+    #[test]
+    fn bunched_acknowledgements_raise_the_window_by_the_excess_for_two_five_round_windows_capped_at_100_ms() {
+        let (mut b, mut p) = in_probe_bw(2);
+        for _ in 0..300 {
+            p.ack(&mut b, MS, 1, 1000.0, 150);
+        }
+        assert_eq!(b.cwnd_pkts, 208);
+        // The same average rate, in bursts: one acknowledgement of 20 packets every 20 ms.
+        // Each burst arrives when the epoch's 20 are just what the estimate expected (1000
+        // packets/s x 20 ms), so it restarts the epoch and all 20 of its packets are excess.
+        for _ in 0..20 {
+            p.ack(&mut b, 20 * MS, 20, 1000.0, 150);
+        }
+        assert_eq!(b.extra_acked_pkts(), 20);
+        // 2 BDP + 20 + 3 quanta of 2 = 226 (even; 2 more in the probing phase, which the 400 ms
+        // of bursts may have reached); the window grows by what each ACK delivers.
+        assert_eq!(b.cwnd_pkts, b.quantization_budget(200 + 20));
+        assert!(b.cwnd_pkts >= 226);
+        // Smooth again: the estimate of the bursts holds while its 5-round window and the next
+        // one run (rounds counted from here: the window index swaps every 5 rounds).
+        let mut rounds_held = 0;
+        for _ in 0..12 {
+            p.round(&mut b, 1000.0, 150);
+            for _ in 0..5 {
+                p.ack(&mut b, MS, 1, 1000.0, 150);
+            }
+            if b.extra_acked_pkts() == 20 {
+                rounds_held += 1;
+            }
+        }
+        assert!((5..=10).contains(&rounds_held), "held {rounds_held} rounds");
+        assert_eq!(b.extra_acked_pkts(), 1);
+        assert_eq!(b.cwnd_pkts, b.quantization_budget(200 + 1), "back to the smooth stream's window");
+        // Bursts larger than 100 ms at the estimated rate: the allowance stops at 100 packets.
+        for _ in 0..5 {
+            p.ack(&mut b, 150 * MS, 150, 1000.0, 150);
+        }
+        assert_eq!(b.extra_acked_pkts(), 150);
+        assert_eq!(b.cwnd_pkts, b.quantization_budget(2 * 100 + 100));
+    }
+
+    #[test]
+    fn startup_has_no_aggregation_allowance() {
+        let mut b = bbr();
+        let mut p = Path { now: 0, delivered: 0, rtt: 100 * MS };
+        p.round(&mut b, 1000.0, 10);
+        for _ in 0..5 {
+            p.ack(&mut b, 50 * MS, 50, 1000.0, 10);
+        }
+        assert_eq!(b.mode(), BbrMode::Startup);
+        assert!(b.extra_acked_pkts() >= 50);
+        assert_eq!(b.ack_aggregation_cwnd(), 0);
     }
 
     #[test]
