@@ -48,10 +48,13 @@ pub use scenario::{build::build, Scenario, ScenarioError};
 ///   always false; docs/crossval.md). AIMD and binomial controls keep ns-2's rule (every timeout
 ///   halves the window it has). Found while cross-checking two NewReno flows with different RTTs
 ///   against ns-3.
-/// - 7: BBR's window target includes Linux's ACK-aggregation allowance (`bbr_update_ack_aggregation`,
-///   Linux >= 4.19 and ns-3's `TcpBbr`): the packets acknowledged beyond what the bandwidth
-///   estimate predicts, as a 5-to-10-round maximum, at most 100 ms at that bandwidth, once the
-///   pipe is full (docs/algorithms/bbr.md). Only runs with `cc = "bbr"` move.
+/// - 7: BBR gains two rules of Linux's `tcp_bbr.c` that ns-3's `TcpBbr` also has
+///   (docs/algorithms/bbr.md): the ACK-aggregation allowance in the window target
+///   (`bbr_update_ack_aggregation`: the packets acknowledged beyond what the bandwidth estimate
+///   predicts, a 5-to-10-round maximum, at most 100 ms at that bandwidth, once the pipe is
+///   full), and the packets each acknowledgement finds lost (`rs->losses`, from RFC 6675's loss
+///   boundary with SACK), which come off the window before it grows and end the 5/4 phase. Only
+///   runs with `cc = "bbr"` move.
 pub const MODEL_REVISION: u32 = 7;
 pub use simulation::{Results, Simulation};
 

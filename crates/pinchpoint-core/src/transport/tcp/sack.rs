@@ -571,6 +571,11 @@ impl Scoreboard {
         self.loss_boundary_and_above(dupthresh, mss).0
     }
 
+    /// SACKed bytes in [from, to).
+    pub fn sacked_bytes_in(&mut self, from: u64, to: u64) -> u64 {
+        self.sacked.bytes_in(from, to)
+    }
+
     /// If `seq` lies in a SACKed range, the end of that range; else `seq`.
     pub fn skip_sacked(&self, seq: u64) -> u64 {
         match self.sacked.containing(seq) {

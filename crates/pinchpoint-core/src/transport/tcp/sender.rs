@@ -107,6 +107,10 @@ struct RateEstimator {
     newly_sacked: Vec<(u64, u64)>,
     /// The last sample handed to the controller.
     last_sample: Option<RateSample>,
+    /// Every un-SACKed byte below this has been counted lost once (`RateSample::newly_lost_bytes`,
+    /// Linux's `tp->lost`): RFC 6675's loss boundary only rises within a window, and a timeout
+    /// deems everything outstanding lost without any acknowledgement reporting it.
+    lost_upto: u64,
 }
 
 impl RateEstimator {
@@ -158,7 +162,7 @@ impl RateEstimator {
     }
 
     /// Marks delivered what `ack` and `newly_sacked` cover; draft s3.3 GenerateRateSample.
-    fn on_ack(&mut self, ack: u64, now: SimTime, min_rtt: SimTime, in_flight: u64, in_recovery: bool) -> Option<RateSample> {
+    fn on_ack(&mut self, ack: u64, now: SimTime, min_rtt: SimTime, in_flight: u64, in_recovery: bool, newly_lost: u64) -> Option<RateSample> {
         let mut acc = RateAcc::default();
         let delivered_before = self.delivered;
         for k in 0..self.newly_sacked.len() {
@@ -202,6 +206,7 @@ impl RateEstimator {
             rtt_ps: acc.rtt,
             in_flight_bytes: in_flight,
             in_recovery,
+            newly_lost_bytes: newly_lost,
         };
         // Draft s3.3 / Linux tcp_rate_gen: an interval shorter than the minimum RTT is an
         // artefact (ack compression, a stretched ack): no rate (interval 0, as Linux's -1), but
@@ -506,11 +511,35 @@ impl TcpSender {
         let in_flight = if self.board.sacked_bytes() > 0 { self.board.pipe(una, self.snd_max, self.s.dupack_threshold, self.s.mss) } else { self.snd_max - una };
         let min_rtt = if self.counters.rtt_samples > 0 { self.counters.rtt_min_ps } else { 0 };
         let in_recovery = self.in_recovery;
+        let newly_lost = self.newly_lost_bytes(una);
         if let Some(r) = self.rate.as_mut() {
-            if let Some(rs) = r.on_ack(ack, now, min_rtt, in_flight, in_recovery) {
+            if let Some(rs) = r.on_ack(ack, now, min_rtt, in_flight, in_recovery, newly_lost) {
                 self.cc.on_rate_sample(&rs);
             }
         }
+    }
+
+    /// Bytes this acknowledgement's SACK information makes lost (Linux `rs->losses`, in bytes):
+    /// the un-SACKed bytes that RFC 6675's IsLost boundary now passes and no earlier
+    /// acknowledgement or timeout counted. Linux marks them in `tcp_fastretrans_alert` before
+    /// `tcp_rate_gen` on the same acknowledgement; the boundary is known here already, as it
+    /// depends only on what is SACKed. Without SACK nothing is counted (see
+    /// docs/algorithms/bbr.md). Only called with a rate estimator.
+    fn newly_lost_bytes(&mut self, una: u64) -> u64 {
+        let Some(r) = self.rate.as_deref() else { return 0 };
+        if self.board.sacked_bytes() == 0 {
+            return 0;
+        }
+        let boundary = self.board.loss_boundary(self.s.dupack_threshold, self.s.mss).min(self.snd_max);
+        let from = r.lost_upto.max(una);
+        if boundary <= from {
+            return 0;
+        }
+        let lost = (boundary - from) - self.board.sacked_bytes_in(from, boundary);
+        if let Some(r) = self.rate.as_mut() {
+            r.lost_upto = boundary;
+        }
+        lost
     }
 
     /// Draft s3.4 CheckIfApplicationLimited: nothing left to send and the window not full.
@@ -1188,6 +1217,11 @@ impl TcpSender {
             self.cc.on_timeout(flight, self.s.mss, ctx.now);
         }
         self.head_resent_by_timer = true;
+        if let Some(r) = self.rate.as_mut() {
+            // Linux tcp_enter_loss: everything outstanding is marked lost now, outside any
+            // acknowledgement's rate sample.
+            r.lost_upto = r.lost_upto.max(self.snd_max);
+        }
         // RFC 6582 s4: after a timeout, remember snd_max so stale duplicates do not start a
         // fast retransmit.
         self.recover = Some(self.snd_max);

@@ -791,6 +791,34 @@ fn sack_delivers_segments_to_the_rate_sample_when_they_are_sacked_not_when_acked
 }
 
 #[test]
+fn a_rate_sample_counts_the_bytes_its_sack_makes_lost_once_and_none_after_a_timeout() {
+    // Linux rs->losses (BBR reads it): segments 0 and 5 are lost; the rest of the window of 10
+    // arrives. RFC 6675 IsLost (dupthresh 3): a hole is lost once more than 2 segments are
+    // SACKed above it.
+    let mut e = end();
+    let mut s = sender(SenderSettings { limited_transmit: false, ..settings(Recovery::Sack, true) }, 10, u64::MAX);
+    s.estimate_delivery_rate();
+    e.call(|c| { s.offer(u64::MAX, c); s.start(c) });
+    let mut lost_per_ack = Vec::new();
+    for k in [1u64, 2, 3, 4, 6, 7, 8, 9] {
+        e.now += PS_PER_MS;
+        let blocks: Vec<(u64, u64)> = if k < 5 { vec![(M, (k + 1) * M)] } else { vec![(6 * M, (k + 1) * M), (M, 5 * M)] };
+        e.call(|c| s.on_ack(&ack_pkt(0, &blocks, 0), c));
+        lost_per_ack.push(s.last_rate_sample().unwrap().newly_lost_bytes);
+    }
+    // Segment 0 is lost when the third segment above it is SACKed (k = 3); segment 5 when the
+    // third above it is (k = 8); each is counted once.
+    assert_eq!(lost_per_ack, vec![0, 0, M, 0, 0, 0, M, 0]);
+    // A timeout deems the whole window lost without a sample; the acknowledgements that follow
+    // report no loss for it again.
+    e.now = e.timers[TIMER_RTO as usize];
+    e.call(|c| s.on_rto(c));
+    e.now += PS_PER_MS;
+    e.call(|c| s.on_ack(&ack_pkt(M, &[(6 * M, 10 * M), (2 * M, 5 * M)], 0), c));
+    assert_eq!(s.last_rate_sample().unwrap().newly_lost_bytes, 0);
+}
+
+#[test]
 fn pacing_spaces_segments_at_twice_cwnd_over_srtt_in_slow_start_after_the_initial_burst() {
     let mut e = end();
     let mut s = sender(SenderSettings { pacing: true, ..settings(Recovery::NewReno, false) }, 10, u64::MAX);

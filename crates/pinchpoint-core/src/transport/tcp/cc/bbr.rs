@@ -444,15 +444,15 @@ impl BbrModel {
 
     /// bbr_is_next_cycle_phase: each phase lasts one min_rtt; the probing phase longer, until
     /// in-flight reaches 5/4 BDP; the draining phase shorter, once in-flight is down to a BDP.
-    fn is_next_cycle_phase(&self, now: SimTime, prior_in_flight_pkts: u64) -> bool {
+    fn is_next_cycle_phase(&self, now: SimTime, prior_in_flight_pkts: u64, lost_pkts: u64) -> bool {
         let is_full_length = now - self.cycle_stamp > self.min_rtt_ps;
         if self.pacing_gain == 1.0 {
             return is_full_length;
         }
         let bw = self.bw.get();
         if self.pacing_gain > 1.0 {
-            // Linux also ends the phase on losses; see the page (losses are not sampled).
-            return is_full_length && prior_in_flight_pkts >= self.inflight(bw, self.pacing_gain);
+            // A loss also ends the probe: 5/4 BDP may not fit (Linux, model revision 7).
+            return is_full_length && (lost_pkts > 0 || prior_in_flight_pkts >= self.inflight(bw, self.pacing_gain));
         }
         is_full_length || prior_in_flight_pkts <= self.inflight(bw, 1.0)
     }
@@ -561,9 +561,14 @@ impl BbrModel {
 
     /// bbr_set_cwnd: grow towards cwnd_gain x BDP + the aggregation allowance + quanta; packet conservation in the first
     /// round of recovery; 4 packets in PROBE_RTT.
-    fn set_cwnd(&mut self, acked_pkts: u64, in_flight_pkts: u64) {
+    fn set_cwnd(&mut self, acked_pkts: u64, in_flight_pkts: u64, lost_pkts: u64) {
         let mut cwnd = self.cwnd_pkts;
         if acked_pkts > 0 {
+            // bbr_set_cwnd_to_recover_or_restore: an ACK for P packets should release at most
+            // 2P, so the packets it found lost come off first (model revision 7).
+            if lost_pkts > 0 {
+                cwnd = cwnd.saturating_sub(lost_pkts).max(1);
+            }
             if self.packet_conservation {
                 cwnd = cwnd.max(in_flight_pkts + acked_pkts);
             } else {
@@ -606,6 +611,8 @@ impl CongestionControl for BbrModel {
         self.delivered_bytes = rs.total_delivered_bytes;
         let in_flight = self.pkts(rs.in_flight_bytes);
         let acked = self.pkts(rs.newly_delivered_bytes);
+        // Linux counts lost packets (`rs->losses`); the sender reports bytes.
+        let lost = self.pkts(rs.newly_lost_bytes);
         self.last_sample = Some((rs.now, in_flight, acked));
         if self.ca_state == CaState::Loss {
             let end = *self.loss_end_delivered.get_or_insert(rs.total_delivered_bytes + rs.in_flight_bytes);
@@ -616,7 +623,7 @@ impl CongestionControl for BbrModel {
         // bbr_update_model.
         self.update_bw(rs);
         self.update_ack_aggregation(rs, acked);
-        if self.mode == BbrMode::ProbeBw && self.is_next_cycle_phase(rs.now, in_flight + acked) {
+        if self.mode == BbrMode::ProbeBw && self.is_next_cycle_phase(rs.now, in_flight + acked, lost) {
             self.advance_cycle_phase(rs.now);
         }
         self.check_full_bw_reached(rs);
@@ -624,7 +631,7 @@ impl CongestionControl for BbrModel {
         self.update_min_rtt(rs, in_flight);
         self.update_gains();
         self.set_pacing_rate(rs.rtt_ps);
-        self.set_cwnd(acked, in_flight);
+        self.set_cwnd(acked, in_flight, lost);
     }
 
     /// Recovery begins (Linux: bbr_ssthresh saves cwnd; the next cong_control call sees
@@ -766,6 +773,8 @@ mod tests {
         now: SimTime,
         delivered: u64,
         rtt: SimTime,
+        /// Packets the next samples report lost.
+        lost: u64,
     }
 
     impl Path {
@@ -794,6 +803,7 @@ mod tests {
                 rtt_ps: self.rtt,
                 in_flight_bytes: in_flight * MSS as u64,
                 in_recovery: false,
+                newly_lost_bytes: self.lost * MSS as u64,
             });
         }
         /// One sample that ends a round (its packet was sent after the round began).
@@ -826,7 +836,7 @@ mod tests {
         let mut b = bbr();
         // Before any sample: 2.89 x 10 packets / 1 ms, 1% below.
         assert!((b.pacing_rate_bps().unwrap() - 739.0 / 256.0 * 10.0 * 1000.0 * 8.0 / 1e-3 * 0.99).abs() < 1e-3);
-        let mut p = Path { now: 0, delivered: 0, rtt: 100 * MS };
+        let mut p = Path { now: 0, delivered: 0, rtt: 100 * MS, lost: 0 };
         // Bandwidth doubling per round: 100, 200, 400, 800 packets/s; then flat at 1000.
         let mut modes = Vec::new();
         for (i, bw) in [100.0, 200.0, 400.0, 800.0, 1000.0, 1000.0, 1000.0, 1000.0].iter().enumerate() {
@@ -859,7 +869,7 @@ mod tests {
     /// A BBR in PROBE_BW at 1000 packets/s and 100 ms, at phase `idx`.
     fn in_probe_bw(idx: usize) -> (Bbr, Path) {
         let mut b = bbr();
-        let mut p = Path { now: 0, delivered: 0, rtt: 100 * MS };
+        let mut p = Path { now: 0, delivered: 0, rtt: 100 * MS, lost: 0 };
         for _ in 0..5 {
             p.round(&mut b, 1000.0, 100);
         }
@@ -985,9 +995,31 @@ mod tests {
     }
 
     #[test]
+    fn losses_come_off_the_window_and_end_the_probing_phase() {
+        let (mut b, mut p) = in_probe_bw(2);
+        for _ in 0..300 {
+            p.ack(&mut b, MS, 1, 1000.0, 150);
+        }
+        let full = b.cwnd_pkts;
+        // bbr_set_cwnd_to_recover_or_restore: an ACK of 1 packet that finds 3 lost takes the
+        // window to full - 3 + 1 (growth by the packet acknowledged, below the target).
+        p.lost = 3;
+        p.ack(&mut b, MS, 1, 1000.0, 150);
+        assert_eq!(b.cwnd_pkts, full - 2);
+        // The 5/4 phase: after one min_rtt it lasts until in flight reaches its target, or a
+        // loss (bbr_is_next_cycle_phase).
+        let (mut b, mut p) = in_probe_bw(0);
+        p.ack(&mut b, 150 * MS, 1, 1000.0, 120);
+        assert_eq!(b.cycle_idx(), 0, "in flight below 5/4 BDP: still probing");
+        p.lost = 1;
+        p.ack(&mut b, MS, 1, 1000.0, 120);
+        assert_eq!(b.cycle_idx(), 1, "a loss ends the probe");
+    }
+
+    #[test]
     fn startup_has_no_aggregation_allowance() {
         let mut b = bbr();
-        let mut p = Path { now: 0, delivered: 0, rtt: 100 * MS };
+        let mut p = Path { now: 0, delivered: 0, rtt: 100 * MS, lost: 0 };
         p.round(&mut b, 1000.0, 10);
         for _ in 0..5 {
             p.ack(&mut b, 50 * MS, 50, 1000.0, 10);

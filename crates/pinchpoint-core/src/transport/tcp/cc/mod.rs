@@ -143,6 +143,9 @@ pub struct RateSample {
     pub in_flight_bytes: u64,
     /// True while the sender is in loss recovery.
     pub in_recovery: bool,
+    /// Bytes this acknowledgement made the sender deem lost (Linux `rs->losses`, counted in
+    /// bytes; SACK recovery only: see `TcpSender::newly_lost_bytes`).
+    pub newly_lost_bytes: u64,
 }
 
 /// The sender restarts its window after an idle period (`tcp.slow_start_after_idle`, RFC 5681
