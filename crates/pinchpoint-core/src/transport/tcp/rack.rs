@@ -75,8 +75,6 @@ pub struct Rack {
     lost_queue: VecDeque<u64>,
     /// Entries kept by a loss-detection walk (reused buffer).
     keep: Vec<(u64, SimTime)>,
-    /// Newly SACKed ranges of the acknowledgement being processed (reused buffer).
-    pub newly_sacked: Vec<(u64, u64)>,
     /// RACK.xmit_ts: transmit time of the most recently sent segment delivered so far.
     xmit_ps: SimTime,
     /// RACK.end_seq: its end.
@@ -104,6 +102,10 @@ pub struct Rack {
     /// When the retransmission timeout would fire (the RTO armed last): the PTO is capped at it
     /// and the RTO goes back to it after a probe that sent nothing.
     pub rto_deadline_ps: SimTime,
+    /// The deadline RACK put on the slot for the probe or reordering timeout. The sender arms
+    /// the RTO without telling RACK (so that other senders pay nothing); a slot that no longer
+    /// holds this time holds an RTO.
+    pub timer_at_ps: SimTime,
     /// Probes sent (Linux MIB TCPLossProbes).
     pub probes: u64,
     /// Probes whose acknowledgement showed they repaired a loss (TCPLossProbeRecovery).
@@ -124,7 +126,6 @@ impl Default for Rack {
             by_xmit: VecDeque::new(),
             lost_queue: VecDeque::new(),
             keep: Vec::new(),
-            newly_sacked: Vec::new(),
             xmit_ps: 0,
             end_seq: 0,
             rtt_ps: 0,
@@ -139,6 +140,7 @@ impl Default for Rack {
             tlp_retrans: false,
             timer: TimerMode::Rto,
             rto_deadline_ps: 0,
+            timer_at_ps: 0,
             probes: 0,
             probe_recoveries: 0,
             marked_lost: 0,
@@ -193,6 +195,18 @@ impl Rack {
     /// probe is scheduled then, `tcp_schedule_loss_probe`).
     pub fn in_disorder(&self) -> bool {
         self.sacked_bytes > 0 || self.lost_bytes > 0 || self.rtx_bytes > 0
+    }
+
+    /// Reads the slot's deadline before RACK sets it: if it no longer holds the probe or
+    /// reordering time RACK put there, the sender armed the RTO since, at `slot_ps`.
+    pub fn sync_timer(&mut self, slot_ps: SimTime) {
+        if self.timer != TimerMode::Rto && slot_ps == self.timer_at_ps {
+            return;
+        }
+        self.timer = TimerMode::Rto;
+        if slot_ps != crate::transport::NEVER {
+            self.rto_deadline_ps = slot_ps;
+        }
     }
 
     /// RFC 8985 RACK.reordering_seen.
@@ -269,12 +283,11 @@ impl Rack {
         }
     }
 
-    /// Processes one acknowledgement: the ranges in `newly_sacked` and everything below `ack`.
-    /// `min_rtt_ps` is the connection's minimum RTT (0 before any sample).
-    pub fn on_ack(&mut self, ack: u64, now: SimTime, min_rtt_ps: SimTime) {
+    /// Processes one acknowledgement: the ranges newly SACKed by it and everything below
+    /// `ack`. `min_rtt_ps` is the connection's minimum RTT (0 before any sample).
+    pub fn on_ack(&mut self, ack: u64, newly_sacked: &[(u64, u64)], now: SimTime, min_rtt_ps: SimTime) {
         let mut fack = self.fack;
-        for k in 0..self.newly_sacked.len() {
-            let (a, b) = self.newly_sacked[k];
+        for &(a, b) in newly_sacked {
             let mut i = self.index_of(a);
             while i < self.segs.len() && self.segs[i].start < b {
                 let r = self.segs[i];
@@ -295,7 +308,6 @@ impl Rack {
                 i += 1;
             }
         }
-        self.newly_sacked.clear();
         while let Some(&r) = self.segs.front() {
             if r.end > ack {
                 break;
@@ -436,8 +448,7 @@ mod tests {
         // Segments 0..4 sent at 0, 1, 2, 3 ms; 1..4 SACKed at 50 ms: RACK.xmit = 3 ms,
         // RACK.rtt = 47 ms. Segment 0 (sent at 0) is lost at 47 ms + reo_wnd.
         let mut r = sent(4, 0);
-        r.newly_sacked.push((1000, 4000));
-        r.on_ack(0, 50 * MS, 10 * MS);
+        r.on_ack(0, &[(1000, 4000)], 50 * MS, 10 * MS);
         assert!(r.take_advanced());
         // reo_wnd 10 ms: deadline 0 + 47 + 10 = 57 ms, 7 ms from now.
         assert_eq!(r.detect_loss(50 * MS, 10 * MS), 7 * MS);
@@ -451,8 +462,7 @@ mod tests {
     #[test]
     fn a_retransmission_is_walked_again_and_can_be_lost_again() {
         let mut r = sent(3, 0);
-        r.newly_sacked.push((1000, 3000));
-        r.on_ack(0, 50 * MS, 10 * MS);
+        r.on_ack(0, &[(1000, 3000)], 50 * MS, 10 * MS);
         r.detect_loss(100 * MS, 0);
         assert_eq!(r.next_lost(), Some((0, 1000)));
         r.on_send(0, 1000, 100 * MS, false);
@@ -461,8 +471,7 @@ mod tests {
         // New data sent at 110 ms and SACKed at 160 ms: RACK.xmit = 110 ms; the retransmission
         // (sent at 100 ms) is lost once 50 ms have passed since it left.
         r.on_send(3000, 1000, 110 * MS, true);
-        r.newly_sacked.push((3000, 4000));
-        r.on_ack(0, 160 * MS, 10 * MS);
+        r.on_ack(0, &[(3000, 4000)], 160 * MS, 10 * MS);
         assert_eq!(r.detect_loss(160 * MS, 0), 0);
         assert_eq!(r.next_lost(), Some((0, 1000)));
         assert_eq!(r.marked_lost, 2);
@@ -471,11 +480,10 @@ mod tests {
     #[test]
     fn an_original_delivered_below_the_highest_sack_is_reordering() {
         let mut r = sent(3, 0);
-        r.newly_sacked.push((1000, 2000));
-        r.on_ack(0, 40 * MS, 40 * MS);
+        r.on_ack(0, &[(1000, 2000)], 40 * MS, 40 * MS);
         assert!(!r.reordering_seen());
         // Segment 0 arrives late and is acknowledged: reordering.
-        r.on_ack(2000, 41 * MS, 40 * MS);
+        r.on_ack(2000, &[], 41 * MS, 40 * MS);
         assert!(r.reordering_seen());
         assert_eq!(r.records().count(), 1);
     }
@@ -483,8 +491,7 @@ mod tests {
     #[test]
     fn the_reordering_window_is_zero_until_reordering_is_seen_once_enough_is_sacked() {
         let mut r = sent(5, 0);
-        r.newly_sacked.push((1000, 5000));
-        r.on_ack(0, 40 * MS, 40 * MS);
+        r.on_ack(0, &[(1000, 5000)], 40 * MS, 40 * MS);
         assert_eq!(r.reo_wnd_ps(false, 3, 40 * MS, 50 * MS), 0);
         assert_eq!(r.reo_wnd_ps(false, 5, 40 * MS, 50 * MS), 10 * MS);
         assert_eq!(r.reo_wnd_ps(true, 5, 40 * MS, 50 * MS), 0);
@@ -495,7 +502,7 @@ mod tests {
     fn a_short_sample_of_a_retransmitted_segment_does_not_advance_rack() {
         let mut r = sent(2, 0);
         r.on_send(0, 1000, 30 * MS, false);
-        r.on_ack(1000, 35 * MS, 20 * MS);
+        r.on_ack(1000, &[], 35 * MS, 20 * MS);
         assert!(!r.take_advanced(), "5 ms after the retransmission: the original's ack");
     }
 }

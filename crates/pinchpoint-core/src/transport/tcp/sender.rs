@@ -363,7 +363,9 @@ pub struct TcpSender {
 impl TcpSender {
     /// A sender that will offer `total_bytes` (u64::MAX: unbounded).
     pub fn new(s: SenderSettings, cc: AnyCc, total_bytes: u64) -> Self {
-        let rate_wanted = cc.wants_rate_samples();
+        // RACK-TLP reads the estimator's newly SACKed ranges and keeps its records beside the
+        // estimator's, so the default sender's paths carry no test of their own for it.
+        let rate_wanted = cc.wants_rate_samples() || s.recovery == Recovery::RackTlp;
         let init_cwnd_bytes = cc.cwnd_bytes();
         TcpSender {
             rate_wanted,
@@ -476,9 +478,6 @@ impl TcpSender {
         if self.rate.is_some() {
             self.rate_on_send(seq, len, now);
         }
-        if self.rack.is_some() {
-            self.rack_on_send(seq, len, now);
-        }
     }
 
     #[inline(never)]
@@ -499,6 +498,11 @@ impl TcpSender {
         let (idle, new_data) = (self.snd_max == self.snd_una, seq >= self.snd_max);
         if let Some(r) = self.rate.as_mut() {
             r.on_send(seq, len, now, idle, new_data);
+        }
+        // A RACK-TLP sender always has the estimator (see `new`), so its records are kept
+        // here, off the path of the senders that have neither.
+        if let Some(r) = self.rack.as_mut() {
+            r.on_send(seq, len, now, new_data);
         }
     }
 
@@ -757,10 +761,6 @@ impl TcpSender {
     fn arm_rto(&mut self, ctx: &mut TransportCtx) {
         self.rto_armed = true;
         ctx.set_timer(TIMER_RTO, ctx.now + self.rto);
-        if let Some(r) = self.rack.as_mut() {
-            r.timer = TimerMode::Rto;
-            r.rto_deadline_ps = ctx.now + self.rto;
-        }
     }
 
     #[inline(never)]
@@ -944,13 +944,9 @@ impl TcpSender {
         }
         if self.s.sack {
             let mut newly = self.rate.as_mut().map(|r| &mut r.newly_sacked);
-            let mut rack_newly = self.rack.as_mut().map(|r| &mut r.newly_sacked);
             for (a, b) in pkt.sack.ranges(pkt.ack) {
                 self.board.add_with(a.max(ack), b.min(self.snd_max), |x, y| {
                     if let Some(n) = newly.as_mut() {
-                        n.push((x, y));
-                    }
-                    if let Some(n) = rack_newly.as_mut() {
                         n.push((x, y));
                     }
                 });
@@ -1217,10 +1213,15 @@ impl TcpSender {
     /// The retransmission timer fired.
     pub fn on_rto(&mut self, ctx: &mut TransportCtx) {
         if let Some(r) = self.rack.as_mut() {
+            // The slot fired at the probe or reordering deadline RACK set, unless the RTO was
+            // armed since (`arm_rto` knows nothing of RACK; see `Rack::timer_at_ps`).
             match r.timer {
-                TimerMode::Probe => return self.on_probe_timer(ctx),
-                TimerMode::Reorder => return self.on_reorder_timer(ctx),
-                TimerMode::Rto => r.on_rto(),
+                TimerMode::Probe if ctx.now == r.timer_at_ps => return self.on_probe_timer(ctx),
+                TimerMode::Reorder if ctx.now == r.timer_at_ps => return self.on_reorder_timer(ctx),
+                _ => {
+                    r.timer = TimerMode::Rto;
+                    r.on_rto();
+                }
             }
         }
         self.rto_armed = false;

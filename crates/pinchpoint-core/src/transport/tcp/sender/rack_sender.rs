@@ -21,15 +21,6 @@ impl TcpSender {
         }
     }
 
-    /// Notes a transmission in the RACK records (RFC 8985 s6.1).
-    #[inline(never)]
-    pub(super) fn rack_on_send(&mut self, seq: u64, len: u32, now: SimTime) {
-        let new_data = seq >= self.snd_max;
-        if let Some(r) = self.rack.as_mut() {
-            r.on_send(seq, len, now, new_data);
-        }
-    }
-
     /// Outside recovery, with SACKed (or lost) data outstanding and no go-back-N under way,
     /// the window is compared with the data deemed in flight, as Linux's `tcp_cwnd_test` counts
     /// `tcp_packets_in_flight` in every state (its "disorder" state included).
@@ -130,10 +121,13 @@ impl TcpSender {
         let una_before = self.snd_max - in_flight_before;
         let (srtt, dupthresh, in_recovery, snd_una) = (self.srtt, self.s.dupack_threshold, self.in_recovery, self.snd_una);
         let Some(r) = self.rack.as_mut() else { return };
-        let newly_sacked = !r.newly_sacked.is_empty();
+        // The estimator (always present with RACK) holds this acknowledgement's newly SACKed
+        // ranges.
+        let newly: &[(u64, u64)] = self.rate.as_ref().map_or(&[], |e| &e.newly_sacked);
+        let newly_sacked = !newly.is_empty();
         // Linux FLAG_SET_XMIT_TIMER: only an acknowledgement of new data moves the timer.
         r.acked_new_data = ack > una_before;
-        r.on_ack(snd_una, now, min_rtt);
+        r.on_ack(snd_una, newly, now, min_rtt);
         let tlp_cut = self.tlp_on_ack(ack, ack > una_before, newly_sacked);
         if tlp_cut {
             self.tlp_reduce(in_flight_before, now);
@@ -199,6 +193,7 @@ impl TcpSender {
         let probe_allowed = !self.in_recovery && !self.in_timeout_recovery();
         let (has_rtt, srtt, rto, min_rto) = (self.has_rtt, self.srtt, self.rto, self.s.min_rto_ps);
         let Some(r) = self.rack.as_mut() else { return };
+        r.sync_timer(ctx.timers[TIMER_RTO as usize]);
         let wait = std::mem::take(&mut r.reo_wait_ps);
         let acked = std::mem::take(&mut r.acked_new_data);
         if done || (on_ack && !acked && wait == 0) {
@@ -209,6 +204,7 @@ impl TcpSender {
             // waits longest would be lost, plus TCP_TIMEOUT_MIN, no later than one RTO.
             let at = now + (wait + TIMEOUT_MIN_PS).min(rto);
             r.timer = TimerMode::Reorder;
+            r.timer_at_ps = at;
             self.rto_armed = true;
             ctx.set_timer(TIMER_RTO, at);
             return;
@@ -227,6 +223,7 @@ impl TcpSender {
             pto = pto.min(rto_left);
         }
         r.timer = TimerMode::Probe;
+        r.timer_at_ps = now + pto;
         self.rto_armed = true;
         ctx.set_timer(TIMER_RTO, now + pto);
     }
@@ -277,6 +274,11 @@ impl TcpSender {
             r.probes += 1;
         }
         self.arm_rto(ctx);
+        let at = ctx.now + self.rto;
+        if let Some(r) = self.rack.as_mut() {
+            r.timer = TimerMode::Rto;
+            r.rto_deadline_ps = at;
+        }
     }
 
     /// RFC 8985 s6.3 / Linux `tcp_rack_reo_timeout`: the reordering timer fired. Segments
@@ -305,9 +307,8 @@ impl TcpSender {
             }
             self.try_send(ctx);
         }
-        if self.rack.as_ref().is_some_and(|r| r.timer != TimerMode::Rto) {
-            self.rearm_remaining_rto(ctx);
-        }
+        // Linux `tcp_rack_reo_timeout`: the RTO back on the slot, at the time it had left.
+        self.rearm_remaining_rto(ctx);
     }
 
     /// Probes sent, probes that repaired a loss, and segments RACK marked lost (tests and
