@@ -4,6 +4,7 @@
 //! back without queueing, and a script that drops or delays chosen transmissions of chosen
 //! segments. Each test runs the same script under both recoveries.
 
+use super::cc::CongestionControl;
 use super::testing::{receiver, sender, settings, MSS};
 use super::Recovery;
 use crate::net::packet::Packet;
@@ -35,14 +36,22 @@ struct Outcome {
 
 /// Sends `segments` segments with `recovery` (PRR on) along the scripted path.
 fn run(recovery: Recovery, segments: u64, script: &Script) -> Outcome {
+    run_offered(recovery, segments, segments, NEVER, script).0
+}
+
+/// [`run`] with an application that offers `first` segments at the start and the rest at
+/// `rest_at`; also returns ssthresh just before `rest_at`, and at the end.
+fn run_offered(recovery: Recovery, segments: u64, first: u64, rest_at: SimTime, script: &Script) -> (Outcome, u64, u64) {
     let (mut es, mut er) = (Harness::new("test"), Harness::new("test"));
     let s_settings = settings(recovery, true);
     let mut s = sender(s_settings, 10, segments * M);
     let mut r = receiver(false, s_settings.sack);
     es.call(|c| {
-        s.offer(u64::MAX, c);
+        s.offer(first * M, c);
         s.start(c)
     });
+    let mut ssthresh_before = 0;
+    let mut rest_offered = rest_at == NEVER;
     // In flight: (arrival, order, is_ack, packet).
     let mut events: Vec<(SimTime, u64, bool, Packet)> = Vec::new();
     let mut order = 0u64;
@@ -66,6 +75,13 @@ fn run(recovery: Recovery, segments: u64, script: &Script) -> Outcome {
         }
         let next = events.iter().enumerate().min_by_key(|(_, e)| (e.0, e.1)).map(|(i, e)| (i, e.0));
         let rto = es.timers[TIMER_RTO as usize];
+        if !rest_offered && next.is_none_or(|(_, t)| t >= rest_at) && rto >= rest_at {
+            rest_offered = true;
+            ssthresh_before = s.cc().ssthresh_bytes();
+            es.now = rest_at;
+            es.call(|c| s.offer(segments * M, c));
+            continue;
+        }
         match next {
             Some((_, t)) if t < rto => {}
             _ => {
@@ -91,7 +107,8 @@ fn run(recovery: Recovery, segments: u64, script: &Script) -> Outcome {
         }
     }
     let rep = s.report();
-    Outcome { completion_ps: es.now, timeouts: rep.timeouts, fast_retx: rep.fast_retx, retx_pkts: rep.retx_pkts, rack: s.rack_counts(), reordering_seen: s.rack_reordering_seen() }
+    let out = Outcome { completion_ps: es.now, timeouts: rep.timeouts, fast_retx: rep.fast_retx, retx_pkts: rep.retx_pkts, rack: s.rack_counts(), reordering_seen: s.rack_reordering_seen() };
+    (out, ssthresh_before, s.cc().ssthresh_bytes())
 }
 
 fn clean(_: u64, _: u32) -> Option<SimTime> {
@@ -184,4 +201,23 @@ fn a_burst_of_losses_is_repaired_in_one_recovery() {
     let script = |idx: u64, k: u32| if k == 0 && [30, 33, 36].contains(&idx) { None } else { Some(0) };
     let rack = run(Recovery::RackTlp, 200, &script);
     assert_eq!((rack.fast_retx, rack.timeouts, rack.retx_pkts), (1, 0, 3), "{rack:?}");
+}
+
+#[test]
+fn a_probe_that_repaired_a_loss_cuts_the_window_once_when_later_data_is_acknowledged() {
+    // The application offers 40 segments, then 60 more at 2 s. The 40th is lost: the probe
+    // retransmits it and its acknowledgement covers TLP.end_seq exactly, which does not tell
+    // whether the original arrived too. The first acknowledgement of the data offered at 2 s
+    // goes beyond it without a duplicate in between: only the probe's copy arrived, a loss
+    // (RFC 8985 s7.4, Linux `tcp_process_tlp_ack`), and the window is cut once.
+    let script = |idx: u64, k: u32| if k == 0 && idx == 39 { None } else { Some(0) };
+    let (rack, before, after) = run_offered(Recovery::RackTlp, 100, 40, 2 * PS_PER_MS * 1000, &script);
+    assert_eq!((rack.timeouts, rack.fast_retx, rack.retx_pkts), (0, 0, 1), "{rack:?}");
+    assert_eq!((rack.rack.0, rack.rack.1), (1, 1), "one probe, which repaired a loss: {rack:?}");
+    assert!(before > 1 << 60, "no reduction before the later data: ssthresh {before}");
+    assert!(after < 1 << 40, "the probe's loss cut the window: ssthresh {after}");
+    // Without the loss, no probe and no cut.
+    let (clean_run, _, after) = run_offered(Recovery::RackTlp, 100, 40, 2 * PS_PER_MS * 1000, &clean);
+    assert_eq!(clean_run.rack, (0, 0, 0), "{clean_run:?}");
+    assert!(after > 1 << 60);
 }
