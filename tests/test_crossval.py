@@ -162,6 +162,7 @@ REFUSED = [
     ("jitter", lambda s: s["flows"][0].update(start_jitter="100ms"), "flows[0].start_jitter"),
     ("receiver", lambda s: s["flows"][0].update(tcp={"receiver": {"kind": "atn"}}), "flows[0].tcp.receiver"),
     ("pps", lambda s: s["flows"][0].update(tcp={"packets_per_segment": 2}), "flows[0].tcp.packets_per_segment"),
+    ("rack-tlp", lambda s: s["flows"][0].update(tcp={"recovery": "rack_tlp"}), "flows[0].tcp.recovery"),
     ("cbr over tcp", lambda s: s["flows"][0].update(workload={"kind": "cbr", "rate": "1Mbps", "packet_size": 500}),
      "flows[0].workload.kind"),
     ("mixed tcp", lambda s: s["flows"].append({"name": "g", "src": "a", "dst": "b", "workload": "bulk",
@@ -182,6 +183,8 @@ REFUSED_BY_PINCHPOINT = [
      "flows[0].tcp.slow_start_after_idle"),
     ("unknown flow field", lambda s: s["flows"][0].update(shaper_x=1), "flows[0].shaper_x"),
     ("priority without a priority queue", lambda s: s["flows"][0].update(priority=1), "flows[0].priority"),
+    ("rack-tlp without sack", lambda s: s["flows"][0].update(tcp={"recovery": "rack_tlp", "sack": False}),
+     "flows[0].tcp.recovery"),
 ]
 
 

@@ -36,6 +36,11 @@ MIN_MSS_UNLIMITED_NONE = 1000
 QUEUES = ["droptail", "priority", "rda", "rda_fp", "rda_vp", "sda", "isda", "red", "codel", "fq_codel", "pie"]
 
 
+def sack_setting(sack: str) -> str:
+    """The `tcp` keys for a drawn loss recovery."""
+    return 'sack = true, recovery = "rack_tlp"' if sack == "rack_tlp" else f"sack = {sack}"
+
+
 @st.composite
 def link_queue(draw) -> tuple[list[str], int]:
     """One link's rate, delay and queue (endpoints added by the caller), and its packet limit."""
@@ -59,7 +64,8 @@ def flow(draw, duration_ms: int) -> list[str]:
     start = draw(st.integers(0, 300)) % duration_ms
     transport = draw(st.sampled_from(["tcp", "tcp", "udp", "tfrc"]))
     cc, bulk, size_kb = draw(st.sampled_from(CCS)), draw(st.booleans()), draw(st.integers(1, 400))
-    mss, sack = draw(st.integers(100, 1500)), draw(st.booleans())
+    # Loss recovery: no SACK (NewReno), SACK (RFC 6675) or RACK-TLP (RFC 8985) on SACK.
+    mss, sack = draw(st.integers(100, 1500)), draw(st.sampled_from(["false", "true", "rack_tlp"]))
     default_window, rcv_buf = draw(st.integers(0, 3)) == 0, draw(st.integers(*RCV_BUF_BYTES))
     udp_kind, udp_rate_kbps, udp_size = draw(st.sampled_from(["cbr", "poisson"])), draw(st.integers(10, 20_000)), draw(st.integers(40, 1500))
     shaped, shaper_kbps, bucket = draw(st.integers(0, 9)) < 3, draw(st.integers(50, 20_000)), draw(st.integers(1500, 20_000))
@@ -74,7 +80,7 @@ def flow(draw, duration_ms: int) -> list[str]:
             else:
                 buf = f', max_window = "{rcv_buf}B"'
         lines += ['transport = "tcp"', f'cc = "{cc}"', f"workload = {workload}",
-                  f'tcp = {{ mss = {mss}, sack = {str(sack).lower()}, ecn = {str(cc == "dctcp").lower()}{buf} }}']
+                  f'tcp = {{ mss = {mss}, {sack_setting(sack)}, ecn = {str(cc == "dctcp").lower()}{buf} }}']
     elif transport == "udp":
         lines += ['transport = "udp"', f'workload = {{ kind = "{udp_kind}", rate = "{udp_rate_kbps}kbps", packet_size = "{udp_size}B" }}']
     else:

@@ -24,6 +24,7 @@ def test_the_registry_names_are_those_the_engine_accepts():
     assert {"newreno", "reno", "cubic", "none"} <= set(k["cc"])
     assert {"droptail", "red", "codel"} <= set(k["queue"])
     assert {"bulk", "file", "cbr"} <= set(k["workload"])
+    assert k["recovery"] == ["newreno", "rack_tlp", "reno", "sack"]
 
 
 def test_kinds_command_prints_every_family(capsys):

@@ -1,6 +1,6 @@
 """The names each algorithm family accepts, read from the engine's registry (through the JSON
 schema it generates), so that no list of names is written twice: the CLI's ``pinchpoint kinds``,
-the fuzz test's controllers and the check that every algorithm has its page all come from here.
+the fuzz test's controllers and loss recoveries, and the check that every algorithm has its page all come from here.
 
 Whether a part of a scenario draws random numbers depends on its settings, not only its kind
 (``on_off`` with fixed periods draws nothing); the engine answers per scenario
@@ -27,6 +27,7 @@ FAMILIES: dict[str, tuple[str, str | None]] = {
     "receiver": ("ReceiverConfig", None),
     "loss": ("LossConfig", None),
     "arrival": ("ProcessConfig", None),
+    "recovery": ("Recovery", None),
 }
 
 #: Where the families without a page per name are described (what `pinchpoint kinds` prints).
@@ -34,6 +35,7 @@ PAGES_ELSEWHERE: dict[str, str] = {
     "receiver": "docs/algorithms/fixed.md, docs/algorithms/atn_credit.md",
     "loss": "docs/algorithms/link_loss.md",
     "arrival": "docs/traffic/arrivals.md",
+    "recovery": "docs/algorithms/tcp.md",
 }
 
 
@@ -46,6 +48,8 @@ def _names(node: Any) -> list[str]:
             return
         if n.get("type") == "string" and "enum" in n:
             out.extend(n["enum"])
+        if n.get("type") == "string" and "const" in n:  # one documented name (`tcp.recovery`)
+            out.append(n["const"])
         kind = n.get("properties", {}).get("kind")
         if isinstance(kind, dict):
             out.extend([kind["const"]] if "const" in kind else kind.get("enum", []))

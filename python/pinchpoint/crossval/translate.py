@@ -455,6 +455,12 @@ class _Translator:
             raise self.no(f"{fld}.tcp.syn_retries", "needs handshake")
         if t.get("recovery") == "reno":
             raise self.no(f"{fld}.tcp.recovery", "'reno' (RFC 5681 fast recovery) has no ns-3 counterpart")
+        if t.get("recovery") == "rack_tlp":
+            # ns-3 3.44 has no RACK-TLP: its recovery algorithms are TcpClassicRecovery and
+            # TcpPrrRecovery (tcp-recovery-ops.h, tcp-prr-recovery.h), both on the dupthresh rule.
+            raise self.no(f"{fld}.tcp.recovery", "'rack_tlp' (RFC 8985 RACK-TLP) has no ns-3 3.44 counterpart: "
+                          "ns-3 detects losses by the duplicate-acknowledgement threshold only (TcpClassicRecovery, "
+                          "TcpPrrRecovery) and sends no tail loss probe")
         if int(t["packets_per_segment"]) != 1:
             raise self.no(f"{fld}.tcp.packets_per_segment", "must be 1 (ns-3 sends one packet per segment)")
         # sack, recovery and prr stay unset in the resolved form when not given; the engine's rules

@@ -407,18 +407,21 @@ pub struct TcpConfig {
     pub receiver: Option<ReceiverConfig>,
     /// Negotiate ECN: data is ECT, CE marks are echoed, the sender reacts once per window.
     pub ecn: bool,
-    /// Duplicate acknowledgements that trigger fast retransmit (RFC 5681: 3).
+    /// Duplicate acknowledgements that trigger fast retransmit (RFC 5681: 3). With recovery =
+    /// "rack_tlp" it is Linux's `tp->reordering` instead: while no reordering has been seen,
+    /// RACK's reordering window is 0 once this many segments are SACKed (RFC 8985 s6.2).
     pub dupack_threshold: u32,
     /// Selective acknowledgements (RFC 2018). Default: on, as in Linux, unless `recovery` is
     /// "reno" or "newreno" (which do not read them).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sack: Option<bool>,
-    /// Loss recovery, chosen apart from `cc`: "sack" (RFC 6675), "newreno" (RFC 6582) or "reno"
-    /// (RFC 5681 s3.2). Default: "sack" when SACK is on, else "newreno" (as Linux).
+    /// Loss recovery, chosen apart from `cc`: "sack" (RFC 6675), "rack_tlp" (RFC 8985 RACK-TLP on
+    /// the SACK scoreboard, Linux's default loss detection), "newreno" (RFC 6582) or "reno"
+    /// (RFC 5681 s3.2). Default: "sack" when SACK is on, else "newreno".
     #[serde(skip_serializing_if = "Option::is_none")]
     pub recovery: Option<crate::transport::tcp::Recovery>,
     /// Proportional rate reduction (RFC 6937) during SACK recovery. Default: on (Linux, ns-3's
-    /// `TcpPrrRecovery`). Only meaningful with recovery = "sack".
+    /// `TcpPrrRecovery`). Only meaningful with recovery = "sack" or "rack_tlp".
     #[serde(skip_serializing_if = "Option::is_none")]
     pub prr: Option<bool>,
     /// Pace transmissions (Linux internal pacing): at the controller's rate if it gives one,

@@ -11,6 +11,7 @@
 pub mod cc;
 pub mod handshake;
 pub mod idle_restart;
+pub mod rack;
 pub mod receiver;
 pub mod recipe;
 pub mod sack;
@@ -39,6 +40,11 @@ pub enum Recovery {
     /// RFC 6675 SACK-based recovery (with RFC 6937 proportional rate reduction when `prr`).
     #[serde(rename = "sack")]
     Sack,
+    /// RFC 8985 RACK-TLP as Linux (>= 4.18, `net.ipv4.tcp_recovery = 1`): the SACK scoreboard,
+    /// time-based loss detection (RACK) instead of the duplicate-acknowledgement rule, the
+    /// tail loss probe (TLP), and RFC 6937 PRR when `prr` (see `rack.rs`).
+    #[serde(rename = "rack_tlp")]
+    RackTlp,
 }
 
 impl Recovery {
@@ -48,9 +54,21 @@ impl Recovery {
             Recovery::Reno => "reno",
             Recovery::NewReno => "newreno",
             Recovery::Sack => "sack",
+            Recovery::RackTlp => "rack_tlp",
         }
     }
+
+    /// True for the recoveries built on the SACK scoreboard (RFC 6675's and RACK-TLP): they
+    /// read SACK blocks, use PRR when `prr`, and count the window against the data in flight
+    /// instead of inflating it.
+    #[inline]
+    pub fn reads_sack(self) -> bool {
+        matches!(self, Recovery::Sack | Recovery::RackTlp)
+    }
 }
+
+/// Every loss recovery, for listings (`pinchpoint kinds`) and the random generators.
+pub const RECOVERY_KINDS: [Recovery; 4] = [Recovery::Reno, Recovery::NewReno, Recovery::Sack, Recovery::RackTlp];
 
 /// Both ends of one TCP flow.
 ///
@@ -168,6 +186,8 @@ impl TcpConnection {
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+mod rack_tests;
+#[cfg(test)]
 pub(crate) mod testing;
 
 /// Largest initial window accepted, segments. The first call to the sender puts a whole initial
@@ -200,7 +220,7 @@ impl crate::scenario::schema::TcpConfig {
     /// True if SACK recovery runs with RFC 6937 proportional rate reduction (default, as Linux
     /// and ns-3's `TcpPrrRecovery`).
     pub fn prr_enabled(&self) -> bool {
-        self.recovery_in_use() == Recovery::Sack && self.prr.unwrap_or(true)
+        self.recovery_in_use().reads_sack() && self.prr.unwrap_or(true)
     }
 
     /// Checks the TCP settings of one flow: the one place they are validated. On a problem
@@ -256,16 +276,16 @@ impl crate::scenario::schema::TcpConfig {
             r.validate().map_err(|e| FieldError::new(format!("receiver.{}", e.field), e.message))?;
         }
         match (self.recovery, self.sack) {
-            (Some(Recovery::Sack), Some(false)) => {
-                return bad("recovery", "recovery = \"sack\" reads SACK blocks: expected sack = true (or leave sack unset)".into());
+            (Some(r @ (Recovery::Sack | Recovery::RackTlp)), Some(false)) => {
+                return bad("recovery", format!("recovery = \"{}\" reads SACK blocks: expected sack = true (or leave sack unset)", r.name()));
             }
             (Some(r @ (Recovery::Reno | Recovery::NewReno)), Some(true)) => {
-                return bad("sack", format!("SACK blocks are read only by recovery = \"sack\"; with recovery = \"{}\" they would have no effect: expected sack = false (or leave it unset)", r.name()));
+                return bad("sack", format!("SACK blocks are read only by recovery = \"sack\" and \"rack_tlp\"; with recovery = \"{}\" they would have no effect: expected sack = false (or leave it unset)", r.name()));
             }
             _ => {}
         }
-        if self.prr.is_some() && self.recovery_in_use() != Recovery::Sack {
-            return bad("prr", format!("proportional rate reduction is part of SACK recovery; recovery here is \"{}\": remove prr or use recovery = \"sack\"", self.recovery_in_use().name()));
+        if self.prr.is_some() && !self.recovery_in_use().reads_sack() {
+            return bad("prr", format!("proportional rate reduction is part of SACK recovery; recovery here is \"{}\": remove prr or use recovery = \"sack\" or \"rack_tlp\"", self.recovery_in_use().name()));
         }
         self.validate_handshake()
     }

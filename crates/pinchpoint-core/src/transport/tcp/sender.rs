@@ -2,6 +2,7 @@
 //! The window itself comes from the congestion controller.
 
 use super::cc::{AckSample, AnyCc, CongestionControl, IdleRestart, RateSample};
+use super::rack::{Rack, TimerMode};
 use super::sack::Scoreboard;
 use super::Recovery;
 use crate::metrics::stats::u63_to_f64;
@@ -9,6 +10,8 @@ use crate::net::packet::{flags, Ecn, Packet, PacketKind};
 use crate::sim::{SimTime, PS_PER_S};
 use crate::transport::{Direction, TransportCtx, TransportReport, TIMER_PACING, TIMER_RTO};
 use std::collections::VecDeque;
+
+mod rack_sender;
 
 /// Sender settings. `repr(C)` keeps the declared order (`TcpSender`'s layout): what a
 /// retransmission timeout and the segments it sends read comes first.
@@ -357,12 +360,17 @@ pub struct TcpSender {
     /// sender is built. An idle restart goes no lower than min(this, cwnd). Kept here, in the
     /// cold end, rather than in the settings, whose size would move the lines a timeout reads.
     init_cwnd_bytes: u64,
+    /// RFC 8985 RACK-TLP state (`recovery = "rack_tlp"` only; see `rack.rs` and
+    /// `rack_sender.rs`): none for every other sender, which pays one pointer.
+    rack: Option<Box<Rack>>,
 }
 
 impl TcpSender {
     /// A sender that will offer `total_bytes` (u64::MAX: unbounded).
     pub fn new(s: SenderSettings, cc: AnyCc, total_bytes: u64) -> Self {
-        let rate_wanted = cc.wants_rate_samples();
+        // RACK-TLP reads the estimator's newly SACKed ranges and keeps its records beside the
+        // estimator's, so the default sender's paths carry no test of their own for it.
+        let rate_wanted = cc.wants_rate_samples() || s.recovery == Recovery::RackTlp;
         let init_cwnd_bytes = cc.cwnd_bytes();
         TcpSender {
             rate_wanted,
@@ -402,6 +410,7 @@ impl TcpSender {
             pacing_burst_left: PACING_INITIAL_BURST_PKTS as u8,
             last_data_sent_ps: 0,
             init_cwnd_bytes,
+            rack: (s.recovery == Recovery::RackTlp).then(Box::default),
         }
     }
 
@@ -495,6 +504,11 @@ impl TcpSender {
         if let Some(r) = self.rate.as_mut() {
             r.on_send(seq, len, now, idle, new_data);
         }
+        // A RACK-TLP sender always has the estimator (see `new`), so its records are kept
+        // here, off the path of the senders that have neither.
+        if let Some(r) = self.rack.as_mut() {
+            r.on_send(seq, len, now, new_data);
+        }
     }
 
     /// Marks delivered what `ack` and the newly SACKed ranges cover and, if anything was,
@@ -508,7 +522,11 @@ impl TcpSender {
         }
         // Linux tcp_packets_in_flight: with SACK information, RFC 6675 pipe.
         let una = ack.max(self.snd_una);
-        let in_flight = if self.board.sacked_bytes() > 0 { self.board.pipe(una, self.snd_max, self.s.dupack_threshold, self.s.mss) } else { self.snd_max - una };
+        let in_flight = match self.rack.as_ref() {
+            Some(r) => r.pipe_given_sacked(self.snd_max - una.min(self.snd_max), self.board.sacked_bytes()),
+            None if self.board.sacked_bytes() > 0 => self.board.pipe(una, self.snd_max, self.s.dupack_threshold, self.s.mss),
+            None => self.snd_max - una,
+        };
         let min_rtt = if self.counters.rtt_samples > 0 { self.counters.rtt_min_ps } else { 0 };
         let in_recovery = self.in_recovery;
         let newly_lost = self.newly_lost_bytes(una);
@@ -597,7 +615,7 @@ impl TcpSender {
     /// not for a controller that sets the window itself. Otherwise the window is cut at once.
     #[inline]
     fn cwr_uses_prr(&self) -> bool {
-        self.s.prr && self.s.recovery == Recovery::Sack && !self.cc.sets_recovery_window()
+        self.s.prr && self.s.recovery.reads_sack() && !self.cc.sets_recovery_window()
     }
     /// Bytes sent and not yet acknowledged.
     pub fn in_flight(&self) -> u64 {
@@ -611,7 +629,7 @@ impl TcpSender {
     /// The congestion window in force: the controller's, or the sender's own during a recovery
     /// that sets one (Reno and NewReno inflation, PRR) and during an ECN reduction by PRR.
     pub fn cwnd_bytes(&self) -> u64 {
-        if (self.in_cwr && self.cwr_uses_prr()) || (self.in_recovery && (self.s.recovery != Recovery::Sack || self.s.prr) && !self.cc.sets_recovery_window()) {
+        if (self.in_cwr && self.cwr_uses_prr()) || (self.in_recovery && (!self.s.recovery.reads_sack() || self.s.prr) && !self.cc.sets_recovery_window()) {
             self.recovery_wnd
         } else {
             self.cc.cwnd_bytes()
@@ -627,6 +645,9 @@ impl TcpSender {
     }
     /// RFC 6675 pipe: the sender's estimate of the bytes still in the network.
     pub fn pipe_bytes(&mut self) -> u64 {
+        if let Some(r) = self.rack.as_ref() {
+            return r.pipe(self.snd_una, self.snd_max);
+        }
         self.board.pipe(self.snd_una, self.snd_max, self.s.dupack_threshold, self.s.mss)
     }
     /// True if the whole finite workload is acknowledged.
@@ -773,6 +794,9 @@ impl TcpSender {
 
     #[inline(never)]
     fn try_send(&mut self, ctx: &mut TransportCtx) {
+        if self.rack.is_some() {
+            return self.rack_try_send(ctx);
+        }
         self.try_send_inline(ctx);
     }
 
@@ -786,9 +810,13 @@ impl TcpSender {
         // Draft s3.4: check before sending too, so that what is sent now (retransmissions)
         // carries the mark when the application has nothing more.
         self.check_app_limited();
-        if (self.in_recovery && self.s.recovery == Recovery::Sack) | self.in_cwr {
+        if (self.in_recovery && self.s.recovery.reads_sack()) | self.in_cwr {
             // During an ECN reduction the PRR window is compared with pipe, as in recovery.
-            self.sack_send(ctx);
+            if self.rack.is_some() {
+                self.rack_send(ctx);
+            } else {
+                self.sack_send(ctx);
+            }
             return;
         }
         let wnd = self.send_window();
@@ -1035,11 +1063,16 @@ impl TcpSender {
             // A duplicate acknowledgement (RFC 5681 s2: no data, same ack, data outstanding).
             self.dupacks += 1;
             if self.in_recovery {
-                if self.s.recovery != Recovery::Sack {
+                if !self.s.recovery.reads_sack() {
                     // RFC 5681 s3.2 step 4 / RFC 6582 s3.2 step 4: inflate by one segment per
                     // duplicate (with SACK the pipe estimate does this).
                     self.recovery_wnd += self.s.mss as u64;
                 }
+            } else if self.rack.is_some() {
+                // RFC 8985 s6.2 / Linux `tcp_time_to_recover` with RACK: no duplicate-count
+                // rule; recovery starts when RACK marks a segment lost (`rack_on_ack` below),
+                // and SACKed data frees the window as Linux counts it (`rack_sends_by_pipe`),
+                // which takes the place of limited transmit.
             } else if self.dupacks == self.s.dupack_threshold
                 || (self.dupacks < self.s.dupack_threshold && self.s.sack && self.board.loss_boundary(self.s.dupack_threshold, self.s.mss) > self.snd_una)
             {
@@ -1054,7 +1087,7 @@ impl TcpSender {
                 // the first segment sent after a recovery began to the timer.
                 let may_recover = match self.recover {
                     None => true,
-                    Some(r) => (self.s.recovery == Recovery::Sack && !self.recover_after_rto) || ack > r,
+                    Some(r) => (self.s.recovery.reads_sack() && !self.recover_after_rto) || ack > r,
                 };
                 if may_recover {
                     self.enter_recovery(ctx);
@@ -1072,7 +1105,11 @@ impl TcpSender {
                 return;
             }
         }
-        if (self.in_recovery | self.in_cwr) && self.s.recovery == Recovery::Sack && self.s.prr {
+        if self.rack.is_some() {
+            // RACK-TLP's loss detection, sending and timer (`sender/rack_sender.rs`).
+            return self.rack_end_of_ack(ack, in_flight_before, delivered, ctx);
+        }
+        if (self.in_recovery | self.in_cwr) && self.s.recovery.reads_sack() && self.s.prr {
             self.prr_on_ack(delivered);
         }
         self.try_send_inline(ctx);
@@ -1119,7 +1156,7 @@ impl TcpSender {
         self.recover_after_rto = false;
         self.in_recovery = true;
         self.partial_ack_seen = false;
-        if self.s.recovery == Recovery::Sack {
+        if self.s.recovery.reads_sack() {
             // RFC 6675 s5 step 4.2 (cwnd = ssthresh); PRR resets it on this same ack (from an
             // ECN reduction, to where that reduction has come).
             if !from_cwr || !self.s.prr {
@@ -1128,6 +1165,18 @@ impl TcpSender {
         } else {
             // RFC 6582 s3.2 step 2 / RFC 5681 s3.2 step 4: ssthresh + 3 segments.
             self.recovery_wnd = self.cc.cwnd_bytes() + self.s.dupack_threshold as u64 * self.s.mss as u64;
+        }
+        if let Some(r) = self.rack.as_mut() {
+            // RFC 8985 s6.2 / Linux `tcp_init_cwnd_reduction`: a new reduction ends the probe
+            // episode. The first segment RACK marked lost goes out at once, as the fast
+            // retransmit below; the rest as PRR allows (`rack_send`).
+            r.tlp_high_seq = None;
+            if let Some((start, end)) = r.next_lost() {
+                let len = (end.min(self.snd_max) - start).min(self.s.mss as u64) as u32;
+                self.send_segment_len(start, len.max(1), ctx);
+            }
+            self.ecn_hold_until = self.snd_max;
+            return;
         }
         if self.s.recovery == Recovery::Sack && self.board.high_rxt() > self.snd_una {
             // Holes up to HighRxt were retransmitted in the previous recovery and those copies
@@ -1192,6 +1241,18 @@ impl TcpSender {
 
     /// The retransmission timer fired.
     pub fn on_rto(&mut self, ctx: &mut TransportCtx) {
+        if let Some(r) = self.rack.as_mut() {
+            // The slot fired at the probe or reordering deadline RACK set, unless the RTO was
+            // armed since (`arm_rto` knows nothing of RACK; see `Rack::timer_at_ps`).
+            match r.timer {
+                TimerMode::Probe if ctx.now == r.timer_at_ps => return self.on_probe_timer(ctx),
+                TimerMode::Reorder if ctx.now == r.timer_at_ps => return self.on_reorder_timer(ctx),
+                _ => {
+                    r.timer = TimerMode::Rto;
+                    r.on_rto();
+                }
+            }
+        }
         self.rto_armed = false;
         if self.completed || self.snd_una >= self.snd_max {
             return;

@@ -13,7 +13,7 @@ use crate::transport::credit::{AnyReceiverPolicy, ReceiverConfig, ReceiverInit};
 /// Segment payload, bytes.
 pub(crate) const MSS: u32 = 1000;
 
-/// Sender settings with the given loss recovery (SACK on exactly for `Recovery::Sack`).
+/// Sender settings with the given loss recovery (SACK on exactly for the recoveries that read it).
 pub(crate) fn settings(recovery: Recovery, prr: bool) -> SenderSettings {
     SenderSettings {
         mss: MSS,
@@ -26,7 +26,7 @@ pub(crate) fn settings(recovery: Recovery, prr: bool) -> SenderSettings {
         ecn: super::sender::EcnMode::Off,
         limited_transmit: true,
         priority: 0,
-        sack: recovery == Recovery::Sack,
+        sack: recovery.reads_sack(),
         recovery,
         prr,
         pacing: false,

@@ -691,6 +691,11 @@ fn settings_that_would_have_no_effect_are_refused_naming_the_field() {
     assert_eq!(field(TcpConfig { recovery: Some(Recovery::NewReno), prr: Some(true), ..d() }), "prr");
     assert_eq!(field(TcpConfig { sack: Some(false), prr: Some(false), ..d() }), "prr");
     assert_eq!(field(TcpConfig { prr: Some(false), ..d() }), "");
+    // RACK-TLP runs on the SACK scoreboard; PRR and the reordering threshold still apply.
+    assert_eq!(field(TcpConfig { recovery: Some(Recovery::RackTlp), sack: Some(false), ..d() }), "recovery");
+    assert_eq!(field(TcpConfig { recovery: Some(Recovery::RackTlp), prr: Some(false), dupack_threshold: 5, ..d() }), "");
+    let rack = TcpConfig { recovery: Some(Recovery::RackTlp), ..d() };
+    assert!(rack.sack_enabled() && rack.prr_enabled() && rack.recovery_in_use() == Recovery::RackTlp);
     // Ranges.
     assert_eq!(field(TcpConfig { min_rto: Duration(61 * PS_PER_S), ..d() }), "min_rto");
     assert_eq!(field(TcpConfig { initial_rto: Duration(0), ..d() }), "initial_rto");
@@ -712,6 +717,7 @@ fn a_scenario_with_bad_tcp_settings_is_refused_with_the_field_path() {
         ("{ init_cwnd_pkts = 4294967295 }", "flows[0].tcp.init_cwnd_pkts"),
         ("{ recovery = \"sack\", sack = false }", "flows[0].tcp.recovery"),
         ("{ recovery = \"reno\", prr = true }", "flows[0].tcp.prr"),
+        ("{ recovery = \"rack_tlp\", sack = false }", "flows[0].tcp.recovery"),
     ] {
         let text = format!("{base}tcp = {tcp}\n");
         let err = match crate::load_toml(&text, "t.toml", None) {

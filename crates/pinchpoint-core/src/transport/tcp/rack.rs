@@ -1,0 +1,508 @@
+//! RFC 8985 RACK-TLP state: per-segment transmit times, time-based loss detection (RACK) and the
+//! tail loss probe's bookkeeping (TLP), as Linux >= 4.18 with `net.ipv4.tcp_recovery = 1`
+//! (`tcp_recovery.c`, `tcp_input.c`, `tcp_output.c`). Allocated only for `recovery = "rack_tlp"`:
+//! other senders hold a null pointer. The sender (`sender.rs`) owns the decisions that touch the
+//! window and the timer; this file holds the scoreboard of segments and the RACK rules.
+//!
+//! Cost: each segment sent pushes one record (sequence order) and one entry (transmit order);
+//! each is removed once, so the work per acknowledgement is O(1) amortised plus a binary search
+//! per newly SACKed range and per retransmission. Loss detection walks the transmit-order list
+//! only up to the first segment sent after the most recently delivered one (RFC 8985 s6.2 step
+//! 5, Linux `tcp_rack_detect_loss`), dropping entries made stale by a SACK, an acknowledgement
+//! or a later retransmission as it goes.
+
+use crate::sim::SimTime;
+use std::collections::VecDeque;
+
+/// What the sender remembers of one segment it sent (Linux `tcp_skb_cb`: seq, end_seq,
+/// `tx.mstamp`, the TCPCB_* marks).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SegRecord {
+    /// First byte.
+    pub start: u64,
+    /// Last byte plus one.
+    pub end: u64,
+    /// When it was last (re)transmitted, ps.
+    pub xmit_ps: SimTime,
+    /// Ever retransmitted (Linux TCPCB_EVER_RETRANS / TCPCB_RETRANS): its RTT is ambiguous.
+    pub retransmitted: bool,
+    /// A retransmission of it is in flight (Linux TCPCB_SACKED_RETRANS, counted in `retrans_out`).
+    pub rtx_in_flight: bool,
+    /// The receiver SACKed it (TCPCB_SACKED_ACKED).
+    pub sacked: bool,
+    /// Deemed lost and not repaired (TCPCB_LOST, counted in `lost_out`).
+    pub lost: bool,
+}
+
+impl SegRecord {
+    fn len(&self) -> u64 {
+        self.end - self.start
+    }
+}
+
+/// Which event the sender's one retransmission timer slot (`TIMER_RTO`) stands for, as Linux
+/// shares `icsk_retransmit_timer` between ICSK_TIME_RETRANS, ICSK_TIME_LOSS_PROBE and
+/// ICSK_TIME_REO_TIMEOUT (`icsk_pending`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TimerMode {
+    /// The retransmission timeout (RFC 6298).
+    Rto,
+    /// RFC 8985 s7.2: the probe timeout (PTO).
+    Probe,
+    /// RFC 8985 s6.2 step 5: the reordering timeout.
+    Reorder,
+}
+
+/// RFC 8985 `TCP_TIMEOUT_MIN` as Linux: the 2 ms Linux adds to the PTO when more than one
+/// segment is outstanding and to the reordering timeout (two jiffies at HZ = 1000), so that the
+/// timer does not fire just before the event it waits for.
+pub const TIMEOUT_MIN_PS: SimTime = 2_000_000_000;
+
+/// RFC 8985 s7.2 / Linux `TCP_TIMEOUT_INIT`: the PTO before any RTT sample, 1 s.
+pub const PTO_NO_RTT_PS: SimTime = 1_000_000_000_000;
+
+/// RACK-TLP state of one sender.
+#[derive(Debug)]
+pub struct Rack {
+    /// Records of the segments in [snd_una, snd_max), in sequence order.
+    segs: VecDeque<SegRecord>,
+    /// (start, xmit_ps) of each transmission, in transmit order (Linux `tsorted_sent_queue`).
+    /// An entry is stale when its segment has been SACKed, acknowledged, marked lost or sent
+    /// again since; stale entries are dropped when met.
+    by_xmit: VecDeque<(u64, SimTime)>,
+    /// Starts of the segments marked lost and not yet retransmitted, in the order marked (the
+    /// transmit order, so sequence order for first losses).
+    lost_queue: VecDeque<u64>,
+    /// Entries kept by a loss-detection walk (reused buffer).
+    keep: Vec<(u64, SimTime)>,
+    /// RACK.xmit_ts: transmit time of the most recently sent segment delivered so far.
+    xmit_ps: SimTime,
+    /// RACK.end_seq: its end.
+    end_seq: u64,
+    /// RACK.rtt: the RTT measured on it.
+    rtt_ps: SimTime,
+    /// Linux `rack.advanced`: RACK.xmit_ts moved since the last detection (detection is skipped
+    /// otherwise, `tcp_rack_mark_lost`).
+    advanced: bool,
+    /// RFC 8985 RACK.reordering_seen (Linux `reord_seen`).
+    reordering_seen: bool,
+    /// Highest SACKed byte plus one seen so far (Linux's prior `tcp_highest_sack_seq`).
+    fack: u64,
+    /// Bytes of records SACKed, marked lost, and with a retransmission in flight.
+    sacked_bytes: u64,
+    sacked_segs: u64,
+    lost_bytes: u64,
+    rtx_bytes: u64,
+    /// TLP.end_seq (Linux `tlp_high_seq`): snd_max when the outstanding probe was sent.
+    pub tlp_high_seq: Option<u64>,
+    /// The probe was a retransmission (Linux `tlp_retrans`), not new data.
+    pub tlp_retrans: bool,
+    /// What the `TIMER_RTO` slot stands for now.
+    pub timer: TimerMode,
+    /// When the retransmission timeout would fire (the RTO armed last): the PTO is capped at it
+    /// and the RTO goes back to it after a probe that sent nothing.
+    pub rto_deadline_ps: SimTime,
+    /// The deadline RACK put on the slot for the probe or reordering timeout. The sender arms
+    /// the RTO without telling RACK (so that other senders pay nothing); a slot that no longer
+    /// holds this time holds an RTO.
+    pub timer_at_ps: SimTime,
+    /// Probes sent (Linux MIB TCPLossProbes).
+    pub probes: u64,
+    /// Probes whose acknowledgement showed they repaired a loss (TCPLossProbeRecovery).
+    pub probe_recoveries: u64,
+    /// Segments RACK marked lost (with the reordering timer too).
+    pub marked_lost: u64,
+    /// The wait the last loss detection on an acknowledgement asked for (0: none), for the
+    /// reordering timer armed after the acknowledgement's transmissions.
+    pub reo_wait_ps: SimTime,
+    /// The acknowledgement being processed acknowledged new data (Linux FLAG_SET_XMIT_TIMER).
+    pub acked_new_data: bool,
+}
+
+impl Default for Rack {
+    fn default() -> Self {
+        Rack {
+            segs: VecDeque::new(),
+            by_xmit: VecDeque::new(),
+            lost_queue: VecDeque::new(),
+            keep: Vec::new(),
+            xmit_ps: 0,
+            end_seq: 0,
+            rtt_ps: 0,
+            advanced: false,
+            reordering_seen: false,
+            fack: 0,
+            sacked_bytes: 0,
+            sacked_segs: 0,
+            lost_bytes: 0,
+            rtx_bytes: 0,
+            tlp_high_seq: None,
+            tlp_retrans: false,
+            timer: TimerMode::Rto,
+            rto_deadline_ps: 0,
+            timer_at_ps: 0,
+            probes: 0,
+            probe_recoveries: 0,
+            marked_lost: 0,
+            reo_wait_ps: 0,
+            acked_new_data: false,
+        }
+    }
+}
+
+/// RFC 8985 s6.2 RACK_sent_after / Linux `tcp_skb_sent_after`: sent later, or at the same time
+/// with a higher end (segments of one burst leave at one instant here).
+#[inline]
+fn sent_after(t1: SimTime, seq1: u64, t2: SimTime, seq2: u64) -> bool {
+    t1 > t2 || (t1 == t2 && seq1 > seq2)
+}
+
+impl Rack {
+    /// Index of the record holding `seq`, or where it would be.
+    fn index_of(&self, seq: u64) -> usize {
+        self.segs.partition_point(|r| r.end <= seq)
+    }
+
+    /// The record starting at `start`, if it is still outstanding.
+    fn record_at(&self, start: u64) -> Option<usize> {
+        let i = self.index_of(start);
+        (i < self.segs.len() && self.segs[i].start == start).then_some(i)
+    }
+
+    /// Bytes deemed in flight (Linux `tcp_packets_in_flight` in bytes, RFC 8985 with RFC 6675's
+    /// pipe replaced by the RACK marks): outstanding - SACKed - lost + retransmitted.
+    pub fn pipe(&self, snd_una: u64, snd_max: u64) -> u64 {
+        (snd_max - snd_una).saturating_sub(self.sacked_bytes + self.lost_bytes) + self.rtx_bytes
+    }
+
+    /// [`Rack::pipe`] with the SACKed bytes given (the scoreboard's, during an acknowledgement
+    /// whose SACK blocks these records have not taken yet).
+    pub fn pipe_given_sacked(&self, outstanding: u64, sacked: u64) -> u64 {
+        outstanding.saturating_sub(sacked + self.lost_bytes) + self.rtx_bytes
+    }
+
+    /// Bytes SACKed (Linux `sacked_out`, in bytes).
+    pub fn sacked_bytes(&self) -> u64 {
+        self.sacked_bytes
+    }
+
+    /// Segments marked lost and not yet repaired (Linux `lost_out > 0`).
+    pub fn has_lost(&self) -> bool {
+        self.lost_bytes > 0
+    }
+
+    /// Linux's "disorder" state: something SACKed, lost or retransmitted is outstanding (no
+    /// probe is scheduled then, `tcp_schedule_loss_probe`).
+    pub fn in_disorder(&self) -> bool {
+        self.sacked_bytes > 0 || self.lost_bytes > 0 || self.rtx_bytes > 0
+    }
+
+    /// Reads the slot's deadline before RACK sets it: if it no longer holds the probe or
+    /// reordering time RACK put there, the sender armed the RTO since, at `slot_ps`.
+    pub fn sync_timer(&mut self, slot_ps: SimTime) {
+        if self.timer != TimerMode::Rto && slot_ps == self.timer_at_ps {
+            return;
+        }
+        self.timer = TimerMode::Rto;
+        if slot_ps != crate::transport::NEVER {
+            self.rto_deadline_ps = slot_ps;
+        }
+    }
+
+    /// RFC 8985 RACK.reordering_seen.
+    pub fn reordering_seen(&self) -> bool {
+        self.reordering_seen
+    }
+
+    /// The highest-sequence outstanding segment (RFC 8985 s7.3: what a probe retransmits).
+    pub fn last_segment(&self) -> Option<(u64, u64)> {
+        self.segs.back().map(|r| (r.start, r.end))
+    }
+
+    /// A segment [seq, seq + len) leaves at `now`; `new_data` if it starts at snd_max.
+    /// RFC 8985 s6.1: the transmit time is recorded per segment, and a retransmission
+    /// replaces it (Linux `tcp_update_skb_after_send` moves the skb to the tail of the
+    /// transmit-ordered list).
+    pub fn on_send(&mut self, seq: u64, len: u32, now: SimTime, new_data: bool) {
+        let end = seq + len as u64;
+        if new_data {
+            self.segs.push_back(SegRecord { start: seq, end, xmit_ps: now, retransmitted: false, rtx_in_flight: false, sacked: false, lost: false });
+            self.by_xmit.push_back((seq, now));
+            return;
+        }
+        // A retransmission may cover parts of several records (after a timeout the sender
+        // resends whole MSS-sized segments from snd_una): each record it touches counts as
+        // retransmitted.
+        let mut i = self.index_of(seq);
+        while i < self.segs.len() && self.segs[i].start < end {
+            let r = &mut self.segs[i];
+            if !r.sacked {
+                r.xmit_ps = now;
+                r.retransmitted = true;
+                if !r.rtx_in_flight {
+                    r.rtx_in_flight = true;
+                    self.rtx_bytes += r.len();
+                }
+                self.by_xmit.push_back((r.start, now));
+            }
+            i += 1;
+        }
+    }
+
+    /// Linux `tcp_rack_advance` for a segment delivered now: RFC 8985 s6.2 steps 1-2. The RTT
+    /// of a retransmitted segment is ambiguous; a sample shorter than the minimum RTT can only
+    /// come from the original (or an earlier copy), so it is ignored.
+    fn advance(&mut self, r: SegRecord, now: SimTime, min_rtt_ps: SimTime) {
+        let rtt = now.saturating_sub(r.xmit_ps);
+        if r.retransmitted && rtt < min_rtt_ps {
+            return;
+        }
+        self.advanced = true;
+        self.rtt_ps = rtt;
+        if sent_after(r.xmit_ps, r.end, self.xmit_ps, self.end_seq) {
+            self.xmit_ps = r.xmit_ps;
+            self.end_seq = r.end;
+        }
+    }
+
+    /// RFC 8985 s6.2 step 3 / Linux `tcp_check_sack_reordering`: an original transmission
+    /// delivered below the highest byte SACKed before it arrived out of order.
+    fn check_reordering(&mut self, r: &SegRecord) {
+        if !r.retransmitted && r.start < self.fack {
+            self.reordering_seen = true;
+        }
+    }
+
+    /// Clears the marks of a record that has been delivered (SACKed or acknowledged).
+    fn unmark(&mut self, r: &SegRecord) {
+        if r.lost {
+            self.lost_bytes -= r.len();
+        }
+        if r.rtx_in_flight {
+            self.rtx_bytes -= r.len();
+        }
+    }
+
+    /// Processes one acknowledgement: the ranges newly SACKed by it and everything below
+    /// `ack`. `min_rtt_ps` is the connection's minimum RTT (0 before any sample).
+    pub fn on_ack(&mut self, ack: u64, newly_sacked: &[(u64, u64)], now: SimTime, min_rtt_ps: SimTime) {
+        let mut fack = self.fack;
+        for &(a, b) in newly_sacked {
+            let mut i = self.index_of(a);
+            while i < self.segs.len() && self.segs[i].start < b {
+                let r = self.segs[i];
+                // Only whole records are SACKed (the receiver reports what it holds, and a
+                // record's bytes arrive together).
+                if !r.sacked && r.start >= a && r.end <= b {
+                    self.check_reordering(&r);
+                    self.unmark(&r);
+                    self.advance(r, now, min_rtt_ps);
+                    let m = &mut self.segs[i];
+                    m.sacked = true;
+                    m.lost = false;
+                    m.rtx_in_flight = false;
+                    self.sacked_bytes += r.len();
+                    self.sacked_segs += 1;
+                    fack = fack.max(r.end);
+                }
+                i += 1;
+            }
+        }
+        while let Some(&r) = self.segs.front() {
+            if r.end > ack {
+                break;
+            }
+            self.segs.pop_front();
+            if r.sacked {
+                self.sacked_bytes -= r.len();
+                self.sacked_segs -= 1;
+            } else {
+                self.check_reordering(&r);
+                self.unmark(&r);
+                self.advance(r, now, min_rtt_ps);
+            }
+        }
+        self.fack = fack;
+    }
+
+    /// RFC 8985 s6.2 step 4 / Linux `tcp_rack_reo_wnd`: min_RTT / 4, at most SRTT; but 0 while
+    /// no reordering has been seen and either the sender is in recovery or at least
+    /// `dupthresh` segments are SACKed (Linux's `tp->reordering`, 3 by default, which is what
+    /// `dupack_threshold` still sets here). Linux multiplies min_RTT / 4 by `reo_wnd_steps`,
+    /// which only DSACKs raise; no DSACK is sent here, so it stays 1.
+    pub fn reo_wnd_ps(&self, in_recovery: bool, dupthresh: u32, min_rtt_ps: SimTime, srtt_ps: SimTime) -> SimTime {
+        if !self.reordering_seen && (in_recovery || self.sacked_segs >= dupthresh as u64) {
+            return 0;
+        }
+        (min_rtt_ps / 4).min(srtt_ps)
+    }
+
+    /// Linux `tcp_rack_mark_lost`: detection only if RACK.xmit_ts advanced on this ack.
+    pub fn take_advanced(&mut self) -> bool {
+        std::mem::replace(&mut self.advanced, false)
+    }
+
+    /// RFC 8985 s6.2 step 5 / Linux `tcp_rack_detect_loss`: every segment not yet delivered
+    /// that was sent before RACK.xmit_ts and more than RACK.rtt + reo_wnd ago is lost. Returns
+    /// the longest wait until one of the others would be (0: none waits): the reordering timer.
+    pub fn detect_loss(&mut self, now: SimTime, reo_wnd_ps: SimTime) -> SimTime {
+        let mut wait = 0;
+        self.keep.clear();
+        while let Some(&(start, x)) = self.by_xmit.front() {
+            let Some(i) = self.record_at(start) else {
+                self.by_xmit.pop_front();
+                continue;
+            };
+            let r = self.segs[i];
+            // Stale: SACKed, sent again since, or lost and not yet retransmitted (Linux skips
+            // those; their retransmission adds a new entry).
+            if r.sacked || r.xmit_ps != x || (r.lost && !r.rtx_in_flight) {
+                self.by_xmit.pop_front();
+                continue;
+            }
+            if !sent_after(self.xmit_ps, self.end_seq, r.xmit_ps, r.end) {
+                break;
+            }
+            self.by_xmit.pop_front();
+            // Time left before it counts as lost: RACK.rtt + reo_wnd - (now - xmit).
+            let deadline = r.xmit_ps + self.rtt_ps + reo_wnd_ps;
+            if deadline <= now {
+                self.mark_lost(i);
+            } else {
+                wait = wait.max(deadline - now);
+                self.keep.push((start, x));
+            }
+        }
+        for &e in self.keep.iter().rev() {
+            self.by_xmit.push_front(e);
+        }
+        wait
+    }
+
+    /// Linux `tcp_mark_skb_lost`: a retransmission deemed lost again leaves `retrans_out`; the
+    /// segment is queued for (another) retransmission.
+    fn mark_lost(&mut self, i: usize) {
+        let r = &mut self.segs[i];
+        if r.rtx_in_flight {
+            r.rtx_in_flight = false;
+            self.rtx_bytes -= r.end - r.start;
+        }
+        if !r.lost {
+            r.lost = true;
+            self.lost_bytes += r.end - r.start;
+        }
+        self.marked_lost += 1;
+        self.lost_queue.push_back(r.start);
+    }
+
+    /// The next segment to retransmit (Linux `tcp_xmit_retransmit_queue`: LOST and not
+    /// SACKED_RETRANS), as (start, end); stale queue entries are dropped.
+    pub fn next_lost(&mut self) -> Option<(u64, u64)> {
+        while let Some(&start) = self.lost_queue.front() {
+            if let Some(i) = self.record_at(start) {
+                let r = self.segs[i];
+                if r.lost && !r.rtx_in_flight && !r.sacked {
+                    return Some((r.start, r.end));
+                }
+            }
+            self.lost_queue.pop_front();
+        }
+        None
+    }
+
+    /// A retransmission timeout: Linux `tcp_enter_loss` clears the marks and resends from
+    /// snd_una (here the sender's go-back-N); the probe state ends (`tcp_retransmit_timer`).
+    pub fn on_rto(&mut self) {
+        for r in self.segs.iter_mut() {
+            r.lost = false;
+            r.rtx_in_flight = false;
+        }
+        self.lost_bytes = 0;
+        self.rtx_bytes = 0;
+        self.lost_queue.clear();
+        self.tlp_high_seq = None;
+    }
+
+    /// Records outstanding (tests).
+    pub fn records(&self) -> impl Iterator<Item = &SegRecord> {
+        self.segs.iter()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MS: SimTime = 1_000_000_000;
+
+    fn sent(n: u64, now: SimTime) -> Rack {
+        let mut r = Rack::default();
+        for k in 0..n {
+            r.on_send(k * 1000, 1000, now + k * MS, true);
+        }
+        r
+    }
+
+    #[test]
+    fn a_segment_sent_before_a_delivered_one_is_lost_only_after_rtt_plus_the_window() {
+        // Segments 0..4 sent at 0, 1, 2, 3 ms; 1..4 SACKed at 50 ms: RACK.xmit = 3 ms,
+        // RACK.rtt = 47 ms. Segment 0 (sent at 0) is lost at 47 ms + reo_wnd.
+        let mut r = sent(4, 0);
+        r.on_ack(0, &[(1000, 4000)], 50 * MS, 10 * MS);
+        assert!(r.take_advanced());
+        // reo_wnd 10 ms: deadline 0 + 47 + 10 = 57 ms, 7 ms from now.
+        assert_eq!(r.detect_loss(50 * MS, 10 * MS), 7 * MS);
+        assert!(!r.has_lost());
+        assert_eq!(r.detect_loss(57 * MS, 10 * MS), 0);
+        assert!(r.has_lost());
+        assert_eq!(r.next_lost(), Some((0, 1000)));
+        assert_eq!(r.pipe(0, 4000), 0);
+    }
+
+    #[test]
+    fn a_retransmission_is_walked_again_and_can_be_lost_again() {
+        let mut r = sent(3, 0);
+        r.on_ack(0, &[(1000, 3000)], 50 * MS, 10 * MS);
+        r.detect_loss(100 * MS, 0);
+        assert_eq!(r.next_lost(), Some((0, 1000)));
+        r.on_send(0, 1000, 100 * MS, false);
+        assert_eq!(r.next_lost(), None, "retransmitted: no longer queued");
+        assert_eq!(r.pipe(0, 3000), 1000);
+        // New data sent at 110 ms and SACKed at 160 ms: RACK.xmit = 110 ms; the retransmission
+        // (sent at 100 ms) is lost once 50 ms have passed since it left.
+        r.on_send(3000, 1000, 110 * MS, true);
+        r.on_ack(0, &[(3000, 4000)], 160 * MS, 10 * MS);
+        assert_eq!(r.detect_loss(160 * MS, 0), 0);
+        assert_eq!(r.next_lost(), Some((0, 1000)));
+        assert_eq!(r.marked_lost, 2);
+    }
+
+    #[test]
+    fn an_original_delivered_below_the_highest_sack_is_reordering() {
+        let mut r = sent(3, 0);
+        r.on_ack(0, &[(1000, 2000)], 40 * MS, 40 * MS);
+        assert!(!r.reordering_seen());
+        // Segment 0 arrives late and is acknowledged: reordering.
+        r.on_ack(2000, &[], 41 * MS, 40 * MS);
+        assert!(r.reordering_seen());
+        assert_eq!(r.records().count(), 1);
+    }
+
+    #[test]
+    fn the_reordering_window_is_zero_until_reordering_is_seen_once_enough_is_sacked() {
+        let mut r = sent(5, 0);
+        r.on_ack(0, &[(1000, 5000)], 40 * MS, 40 * MS);
+        assert_eq!(r.reo_wnd_ps(false, 3, 40 * MS, 50 * MS), 0);
+        assert_eq!(r.reo_wnd_ps(false, 5, 40 * MS, 50 * MS), 10 * MS);
+        assert_eq!(r.reo_wnd_ps(true, 5, 40 * MS, 50 * MS), 0);
+        assert_eq!(r.reo_wnd_ps(false, 5, 40 * MS, 5 * MS), 5 * MS, "capped at SRTT");
+    }
+
+    #[test]
+    fn a_short_sample_of_a_retransmitted_segment_does_not_advance_rack() {
+        let mut r = sent(2, 0);
+        r.on_send(0, 1000, 30 * MS, false);
+        r.on_ack(1000, &[], 35 * MS, 20 * MS);
+        assert!(!r.take_advanced(), "5 ms after the retransmission: the original's ack");
+    }
+}

@@ -1,0 +1,223 @@
+//! RACK-TLP (`recovery = "rack_tlp"`, RFC 8985) against RFC 6675 SACK recovery on a scripted
+//! path: a bottleneck that serves one segment per millisecond, 10 ms of propagation each way
+//! (minimum RTT 21 ms, so RACK's reordering window min_RTT / 4 is 5.25 ms), acknowledgements
+//! back without queueing, and a script that drops or delays chosen transmissions of chosen
+//! segments. Each test runs the same script under both recoveries.
+
+use super::cc::CongestionControl;
+use super::testing::{receiver, sender, settings, MSS};
+use super::Recovery;
+use crate::net::packet::Packet;
+use crate::sim::{SimTime, PS_PER_MS, PS_PER_US};
+use crate::transport::testing::Harness;
+use crate::transport::{NEVER, TIMER_RTO};
+use std::collections::HashMap;
+
+const M: u64 = MSS as u64;
+const MS: SimTime = PS_PER_MS;
+/// One-way propagation delay.
+const PROP: SimTime = 10 * MS;
+
+/// What the path does to transmission `k` (0: the first) of segment `idx`: None drops it at the
+/// bottleneck's entry, Some(extra) delivers it `extra` after the path's own delay.
+type Script = dyn Fn(u64, u32) -> Option<SimTime>;
+
+/// Outcome of one transfer.
+#[derive(Debug)]
+struct Outcome {
+    completion_ps: SimTime,
+    timeouts: u64,
+    fast_retx: u64,
+    retx_pkts: u64,
+    /// (probes, probes that repaired a loss, segments RACK marked lost).
+    rack: (u64, u64, u64),
+    reordering_seen: bool,
+}
+
+/// Sends `segments` segments with `recovery` (PRR on) along the scripted path.
+fn run(recovery: Recovery, segments: u64, script: &Script) -> Outcome {
+    run_offered(recovery, segments, segments, NEVER, script).0
+}
+
+/// [`run`] with an application that offers `first` segments at the start and the rest at
+/// `rest_at`; also returns ssthresh just before `rest_at`, and at the end.
+fn run_offered(recovery: Recovery, segments: u64, first: u64, rest_at: SimTime, script: &Script) -> (Outcome, u64, u64) {
+    let (mut es, mut er) = (Harness::new("test"), Harness::new("test"));
+    let s_settings = settings(recovery, true);
+    let mut s = sender(s_settings, 10, segments * M);
+    let mut r = receiver(false, s_settings.sack);
+    es.call(|c| {
+        s.offer(first * M, c);
+        s.start(c)
+    });
+    let mut ssthresh_before = 0;
+    let mut rest_offered = rest_at == NEVER;
+    // In flight: (arrival, order, is_ack, packet).
+    let mut events: Vec<(SimTime, u64, bool, Packet)> = Vec::new();
+    let mut order = 0u64;
+    let mut link_free: SimTime = 0;
+    let mut sent: HashMap<u64, u32> = HashMap::new();
+    let mut steps = 0;
+    while !s.is_complete() {
+        steps += 1;
+        assert!(steps < 200_000, "transfer does not finish");
+        for (p, _) in es.out.drain(..) {
+            let idx = p.seq / M;
+            let k = sent.entry(idx).or_insert(0);
+            let fate = script(idx, *k);
+            *k += 1;
+            if let Some(extra) = fate {
+                let depart = link_free.max(es.now) + MS;
+                link_free = depart;
+                order += 1;
+                events.push((depart + PROP + extra, order, false, p));
+            }
+        }
+        let next = events.iter().enumerate().min_by_key(|(_, e)| (e.0, e.1)).map(|(i, e)| (i, e.0));
+        let rto = es.timers[TIMER_RTO as usize];
+        if !rest_offered && next.is_none_or(|(_, t)| t >= rest_at) && rto >= rest_at {
+            rest_offered = true;
+            ssthresh_before = s.cc().ssthresh_bytes();
+            es.now = rest_at;
+            es.call(|c| s.offer(segments * M, c));
+            continue;
+        }
+        match next {
+            Some((_, t)) if t < rto => {}
+            _ => {
+                assert_ne!(rto, NEVER, "stalled with nothing in flight");
+                es.now = rto;
+                es.timers[TIMER_RTO as usize] = NEVER;
+                es.call(|c| s.on_rto(c));
+                continue;
+            }
+        }
+        let (i, t) = next.unwrap();
+        let (_, _, is_ack, p) = events.swap_remove(i);
+        if is_ack {
+            es.now = t;
+            es.call(|c| s.on_ack(&p, c));
+        } else {
+            er.now = t;
+            er.call(|c| r.on_data(&p, c));
+            for (a, _) in er.out.drain(..) {
+                order += 1;
+                events.push((t + PROP, order, true, a));
+            }
+        }
+    }
+    let rep = s.report();
+    let out = Outcome { completion_ps: es.now, timeouts: rep.timeouts, fast_retx: rep.fast_retx, retx_pkts: rep.retx_pkts, rack: s.rack_counts(), reordering_seen: s.rack_reordering_seen() };
+    (out, ssthresh_before, s.cc().ssthresh_bytes())
+}
+
+fn clean(_: u64, _: u32) -> Option<SimTime> {
+    Some(0)
+}
+
+#[test]
+fn reordering_within_the_window_is_not_a_loss_for_rack_once_reordering_has_been_seen() {
+    // Segment 20 arrives 1.5 ms late (one segment overtakes it: no retransmission either way,
+    // but RACK notes the reordering); segment 60 arrives 4.5 ms late, after four later
+    // segments. RFC 6675's third duplicate retransmits it; RACK waits min_RTT / 4 = 5.25 ms
+    // from its transmission and the segment arrives first.
+    let script = |idx: u64, k: u32| Some(if k == 0 && idx == 20 { 1500 * PS_PER_US } else if k == 0 && idx == 60 { 4500 * PS_PER_US } else { 0 });
+    let sack = run(Recovery::Sack, 150, &script);
+    assert_eq!(sack.fast_retx, 1, "{sack:?}");
+    assert!(sack.retx_pkts >= 1, "RFC 6675 retransmits the late segment: {sack:?}");
+    let rack = run(Recovery::RackTlp, 150, &script);
+    assert!(rack.reordering_seen, "{rack:?}");
+    assert_eq!((rack.fast_retx, rack.retx_pkts, rack.timeouts, rack.rack.2), (0, 0, 0, 0), "{rack:?}");
+    // The same late segment without the earlier reordering: Linux's reordering window is 0
+    // once dupthresh segments are SACKed (`tcp_rack_reo_wnd`), so RACK retransmits too.
+    let once = |idx: u64, k: u32| Some(if k == 0 && idx == 60 { 4500 * PS_PER_US } else { 0 });
+    let rack = run(Recovery::RackTlp, 150, &once);
+    assert!(!rack.reordering_seen, "{rack:?}");
+    assert_eq!((rack.fast_retx, rack.retx_pkts), (1, 1), "{rack:?}");
+}
+
+#[test]
+fn a_tail_loss_is_repaired_by_a_probe_within_a_few_rtts_where_sack_recovery_times_out() {
+    let n = 100;
+    let base = run(Recovery::Sack, n, &clean).completion_ps;
+    for lost in [2, 3] {
+        let script = move |idx: u64, k: u32| if k == 0 && idx >= n - lost { None } else { Some(0) };
+        let sack = run(Recovery::Sack, n, &script);
+        assert_eq!(sack.timeouts, 1, "{lost} lost: {sack:?}");
+        assert!(sack.completion_ps >= base + 200 * MS, "at least the minimum RTO later: {sack:?}");
+        let rack = run(Recovery::RackTlp, n, &script);
+        assert_eq!(rack.timeouts, 0, "{lost} lost: {rack:?}");
+        assert_eq!(rack.rack.0, 1, "one probe: {rack:?}");
+        // The probe retransmits the last segment; the losses below it are then found by RACK
+        // and repaired in one recovery.
+        assert_eq!((rack.retx_pkts, rack.fast_retx), (lost, 1), "{lost} lost: {rack:?}");
+        // The probe leaves 2 SRTT + 2 ms after the last acknowledgement (SRTT here is about
+        // 30 ms with the queue), the recovery takes about one RTT more.
+        let late = rack.completion_ps - base;
+        assert!(late < 150 * MS, "{lost} lost: {} ms later than without loss: {rack:?}", late / MS);
+        assert!(rack.completion_ps + 50 * MS < sack.completion_ps, "{rack:?} against {sack:?}");
+    }
+}
+
+#[test]
+fn a_lone_tail_segment_is_probed_no_later_than_the_rto_would_fire() {
+    // One segment outstanding: Linux's PTO adds the minimum RTO for a delayed acknowledgement
+    // (`tcp_schedule_loss_probe`), and the PTO is capped at the RTO, so the probe goes out
+    // when the timeout would have: no gain in time, but no timeout (the window is kept).
+    let n = 100;
+    let script = move |idx: u64, k: u32| if k == 0 && idx == n - 1 { None } else { Some(0) };
+    let sack = run(Recovery::Sack, n, &script);
+    let rack = run(Recovery::RackTlp, n, &script);
+    assert_eq!(sack.timeouts, 1, "{sack:?}");
+    assert_eq!((rack.timeouts, rack.rack.0, rack.retx_pkts), (0, 1, 1), "{rack:?}");
+    assert!(rack.completion_ps <= sack.completion_ps, "{rack:?} against {sack:?}");
+}
+
+#[test]
+fn a_lost_retransmission_is_found_by_rack_without_a_timeout() {
+    // Segment 30 is lost, and so is its first retransmission. RFC 6675 keeps the hole marked
+    // as retransmitted until the timer; RACK sees later segments, sent after the
+    // retransmission, delivered, and retransmits again.
+    let script = |idx: u64, k: u32| if idx == 30 && k < 2 { None } else { Some(0) };
+    let sack = run(Recovery::Sack, 200, &script);
+    assert!(sack.timeouts >= 1, "{sack:?}");
+    let rack = run(Recovery::RackTlp, 200, &script);
+    assert_eq!((rack.timeouts, rack.fast_retx, rack.retx_pkts), (0, 1, 2), "{rack:?}");
+    assert_eq!(rack.rack.2, 2, "marked lost twice: {rack:?}");
+    assert!(rack.completion_ps < sack.completion_ps, "{rack:?} against {sack:?}");
+}
+
+#[test]
+fn without_loss_or_reordering_rack_tlp_sends_what_sack_recovery_sends() {
+    let sack = run(Recovery::Sack, 300, &clean);
+    let rack = run(Recovery::RackTlp, 300, &clean);
+    assert_eq!(sack.completion_ps, rack.completion_ps);
+    assert_eq!((rack.retx_pkts, rack.timeouts, rack.rack), (0, 0, (0, 0, 0)), "{rack:?}");
+}
+
+#[test]
+fn a_burst_of_losses_is_repaired_in_one_recovery() {
+    // Three losses in one window (as the RFC 6675 tests in tests.rs).
+    let script = |idx: u64, k: u32| if k == 0 && [30, 33, 36].contains(&idx) { None } else { Some(0) };
+    let rack = run(Recovery::RackTlp, 200, &script);
+    assert_eq!((rack.fast_retx, rack.timeouts, rack.retx_pkts), (1, 0, 3), "{rack:?}");
+}
+
+#[test]
+fn a_probe_that_repaired_a_loss_cuts_the_window_once_when_later_data_is_acknowledged() {
+    // The application offers 40 segments, then 60 more at 2 s. The 40th is lost: the probe
+    // retransmits it and its acknowledgement covers TLP.end_seq exactly, which does not tell
+    // whether the original arrived too. The first acknowledgement of the data offered at 2 s
+    // goes beyond it without a duplicate in between: only the probe's copy arrived, a loss
+    // (RFC 8985 s7.4, Linux `tcp_process_tlp_ack`), and the window is cut once.
+    let script = |idx: u64, k: u32| if k == 0 && idx == 39 { None } else { Some(0) };
+    let (rack, before, after) = run_offered(Recovery::RackTlp, 100, 40, 2 * PS_PER_MS * 1000, &script);
+    assert_eq!((rack.timeouts, rack.fast_retx, rack.retx_pkts), (0, 0, 1), "{rack:?}");
+    assert_eq!((rack.rack.0, rack.rack.1), (1, 1), "one probe, which repaired a loss: {rack:?}");
+    assert!(before > 1 << 60, "no reduction before the later data: ssthresh {before}");
+    assert!(after < 1 << 40, "the probe's loss cut the window: ssthresh {after}");
+    // Without the loss, no probe and no cut.
+    let (clean_run, _, after) = run_offered(Recovery::RackTlp, 100, 40, 2 * PS_PER_MS * 1000, &clean);
+    assert_eq!(clean_run.rack, (0, 0, 0), "{clean_run:?}");
+    assert!(after > 1 << 60);
+}

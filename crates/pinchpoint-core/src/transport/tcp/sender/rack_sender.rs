@@ -1,0 +1,324 @@
+//! The sender's side of RFC 8985 RACK-TLP (`recovery = "rack_tlp"`): what it does with the
+//! marks `rack.rs` keeps. Loss detection on each acknowledgement and at the reordering timeout,
+//! sending against the in-flight estimate, the tail loss probe and its timer, and the probe's
+//! own loss detection. Every function here runs only for a sender that has the RACK state, so
+//! the default recovery never reaches this file.
+
+use super::super::cc::CongestionControl;
+use super::super::rack::{TimerMode, PTO_NO_RTT_PS, TIMEOUT_MIN_PS};
+use super::TcpSender;
+use crate::sim::SimTime;
+use crate::transport::{TransportCtx, TIMER_RTO};
+
+impl TcpSender {
+    /// The connection's minimum RTT so far, 0 before any sample (RFC 8985 RACK.min_RTT; Linux
+    /// keeps a windowed minimum, `tcp_min_rtt`, over 5 minutes by default).
+    fn min_rtt_ps(&self) -> SimTime {
+        if self.counters.rtt_samples > 0 {
+            self.counters.rtt_min_ps
+        } else {
+            0
+        }
+    }
+
+    /// Outside recovery, with SACKed (or lost) data outstanding and no go-back-N under way,
+    /// the window is compared with the data deemed in flight, as Linux's `tcp_cwnd_test` counts
+    /// `tcp_packets_in_flight` in every state (its "disorder" state included).
+    pub(super) fn rack_sends_by_pipe(&self) -> bool {
+        self.snd_nxt == self.snd_max && self.rack.as_ref().is_some_and(|r| r.sacked_bytes() > 0 || r.has_lost())
+    }
+
+    /// Sends what the window allows against RACK's in-flight estimate: first segments marked
+    /// lost (Linux `tcp_xmit_retransmit_queue`), then new data. The window is PRR's during
+    /// recovery or an ECN reduction (RFC 6937, as `sack_send`), else the controller's.
+    #[inline(never)]
+    pub(super) fn rack_send(&mut self, ctx: &mut TransportCtx) {
+        let mss = self.s.mss as u64;
+        let reducing = self.in_recovery | self.in_cwr;
+        let cwnd = if reducing && self.s.prr && !self.cc.sets_recovery_window() { self.recovery_wnd } else { self.cc.cwnd_bytes() }.min(self.rwnd);
+        loop {
+            let Some(r) = self.rack.as_mut() else { return };
+            if r.pipe(self.snd_una, self.snd_max) + mss > cwnd {
+                break;
+            }
+            let lost = r.next_lost();
+            if self.paced_out(ctx) {
+                return;
+            }
+            if let Some((start, end)) = lost {
+                let len = (end.min(self.snd_max) - start).min(mss) as u32;
+                self.send_segment_len(start, len.max(1), ctx);
+                continue;
+            }
+            let len = (self.offered_bytes - self.snd_max.min(self.offered_bytes)).min(mss);
+            if len > 0 && self.snd_max + len <= self.snd_una + self.rwnd.max(len) {
+                let seq = self.snd_max;
+                self.send_segment_len(seq, len as u32, ctx);
+                self.snd_max += len;
+                self.snd_nxt = self.snd_max;
+                continue;
+            }
+            break;
+        }
+        self.check_app_limited();
+    }
+
+    /// The end of an acknowledgement for a RACK-TLP sender (the part of `on_ack` after the
+    /// window update): loss detection, PRR, sending, then the timer.
+    #[inline(never)]
+    pub(super) fn rack_end_of_ack(&mut self, ack: u64, in_flight_before: u64, delivered: u64, ctx: &mut TransportCtx) {
+        self.rack_on_ack(ack, in_flight_before, ctx);
+        if (self.in_recovery | self.in_cwr) && self.s.prr {
+            self.prr_on_ack(delivered);
+        }
+        self.rack_send_what_is_allowed(ctx);
+        self.rack_arm_timer(true, ctx);
+    }
+
+    /// Sends what the window allows: against the in-flight estimate while something is SACKed
+    /// or lost (and in recovery, through `try_send_inline`), else as every sender does.
+    fn rack_send_what_is_allowed(&mut self, ctx: &mut TransportCtx) {
+        if !(self.in_recovery | self.in_cwr) && self.rack_sends_by_pipe() {
+            self.rack_send(ctx);
+        } else {
+            self.try_send_inline(ctx);
+        }
+    }
+
+    /// `try_send` for a RACK-TLP sender (outside an acknowledgement: an offer, the pacing
+    /// timer, a timeout): new data sent schedules the loss probe (Linux `tcp_write_xmit`).
+    pub(super) fn rack_try_send(&mut self, ctx: &mut TransportCtx) {
+        let snd_max = self.snd_max;
+        self.rack_send_what_is_allowed(ctx);
+        if self.snd_max > snd_max {
+            self.rack_arm_timer(false, ctx);
+        }
+    }
+
+    /// A new recovery may start now: RFC 6675 s5.1 / RFC 6582 gate it only after a timeout,
+    /// until everything outstanding then is acknowledged (Linux stays in CA_Loss until then).
+    fn rack_may_recover(&self, ack: u64) -> bool {
+        match self.recover {
+            None => true,
+            Some(r) => !self.recover_after_rto || ack > r,
+        }
+    }
+
+    /// In the loss state after a timeout (Linux CA_Loss): until snd_una passes `recover`.
+    fn in_timeout_recovery(&self) -> bool {
+        self.recover_after_rto && self.recover.is_some_and(|r| self.snd_una < r)
+    }
+
+    /// RACK and TLP on one acknowledgement, after the scoreboard and snd_una have been updated
+    /// (Linux `tcp_ack`: `tcp_clean_rtx_queue` with `tcp_rack_advance`, then
+    /// `tcp_process_tlp_ack`, then `tcp_fastretrans_alert` with `tcp_identify_packet_loss`).
+    /// `ack` is the acknowledgement's cumulative ack, `in_flight_before` what was outstanding
+    /// before it.
+    #[inline(never)]
+    fn rack_on_ack(&mut self, ack: u64, in_flight_before: u64, ctx: &mut TransportCtx) {
+        let now = ctx.now;
+        let min_rtt = self.min_rtt_ps();
+        let una_before = self.snd_max - in_flight_before;
+        let (srtt, dupthresh, in_recovery, snd_una) = (self.srtt, self.s.dupack_threshold, self.in_recovery, self.snd_una);
+        let Some(r) = self.rack.as_mut() else { return };
+        // The estimator (always present with RACK) holds this acknowledgement's newly SACKed
+        // ranges.
+        let newly: &[(u64, u64)] = self.rate.as_ref().map_or(&[], |e| &e.newly_sacked);
+        let newly_sacked = !newly.is_empty();
+        // Linux FLAG_SET_XMIT_TIMER: only an acknowledgement of new data moves the timer.
+        r.acked_new_data = ack > una_before;
+        r.on_ack(snd_una, newly, now, min_rtt);
+        let tlp_cut = self.tlp_on_ack(ack, ack > una_before, newly_sacked);
+        if tlp_cut {
+            self.tlp_reduce(in_flight_before, now);
+        }
+        let Some(r) = self.rack.as_mut() else { return };
+        // Linux `tcp_rack_mark_lost`: only if RACK.xmit_ts advanced.
+        if r.take_advanced() {
+            let reo_wnd = r.reo_wnd_ps(in_recovery, dupthresh, min_rtt, srtt);
+            r.reo_wait_ps = r.detect_loss(now, reo_wnd);
+        }
+        // Linux `tcp_time_to_recover` with RACK: recovery when a segment is marked lost.
+        if self.rack.as_ref().is_some_and(|r| r.has_lost()) && !self.in_recovery && self.rack_may_recover(ack) {
+            self.enter_recovery(ctx);
+        }
+    }
+
+    /// RFC 8985 s7.4 / Linux `tcp_process_tlp_ack`: what the acknowledgement says of the
+    /// outstanding probe. True if the probe repaired a loss (the window is cut once then).
+    fn tlp_on_ack(&mut self, ack: u64, una_advanced: bool, newly_sacked: bool) -> bool {
+        let Some(r) = self.rack.as_mut() else { return false };
+        let Some(high) = r.tlp_high_seq else { return false };
+        if ack < high {
+            return false;
+        }
+        if !r.tlp_retrans {
+            // The probe was new data, and it is acknowledged: nothing to infer.
+            r.tlp_high_seq = None;
+        } else if ack > high {
+            // Data sent after the probe is acknowledged, so the probe's copy was the only one
+            // to arrive: a loss, repaired by the probe.
+            r.tlp_high_seq = None;
+            r.probe_recoveries += 1;
+            return true;
+        } else if !una_advanced && !newly_sacked {
+            // A pure duplicate: the original and the probe both arrived (Linux also reads a
+            // DSACK here, which this receiver does not send), no loss.
+            r.tlp_high_seq = None;
+        }
+        false
+    }
+
+    /// Linux `tcp_process_tlp_ack` on a repaired loss: `tcp_init_cwnd_reduction`, CWR, and at
+    /// once `tcp_end_cwnd_reduction`: one multiplicative decrease, with no recovery episode.
+    fn tlp_reduce(&mut self, flight: u64, now: SimTime) {
+        if self.in_recovery || self.in_cwr {
+            return;
+        }
+        self.cc.on_loss(flight, self.s.mss, now);
+        self.cc.on_recovery_exit(now);
+        // RFC 3168 s6.1.2: the reduction is this window's congestion response.
+        self.ecn_hold_until = self.snd_max;
+    }
+
+    /// Linux `tcp_set_xmit_timer` / `tcp_schedule_loss_probe`: after an acknowledgement or a
+    /// transmission, the `TIMER_RTO` slot holds the reordering timeout if RACK asked for one,
+    /// else the probe timeout when a probe may be sent, else the retransmission timeout as
+    /// armed. `on_ack`: called at the end of an acknowledgement (else after new data was sent).
+    #[inline(never)]
+    pub(super) fn rack_arm_timer(&mut self, on_ack: bool, ctx: &mut TransportCtx) {
+        let now = ctx.now;
+        let done = !self.started || self.completed || self.snd_una >= self.snd_max;
+        let one_segment = self.snd_max - self.snd_una <= self.s.mss as u64;
+        let probe_allowed = !self.in_recovery && !self.in_timeout_recovery();
+        let (has_rtt, srtt, rto, min_rto) = (self.has_rtt, self.srtt, self.rto, self.s.min_rto_ps);
+        let Some(r) = self.rack.as_mut() else { return };
+        r.sync_timer(ctx.timers[TIMER_RTO as usize]);
+        let wait = std::mem::take(&mut r.reo_wait_ps);
+        let acked = std::mem::take(&mut r.acked_new_data);
+        if done || (on_ack && !acked && wait == 0) {
+            return;
+        }
+        if wait > 0 {
+            // RFC 8985 s6.2 step 5 / Linux `tcp_rack_mark_lost`: wake when the segment that
+            // waits longest would be lost, plus TCP_TIMEOUT_MIN, no later than one RTO.
+            let at = now + (wait + TIMEOUT_MIN_PS).min(rto);
+            r.timer = TimerMode::Reorder;
+            r.timer_at_ps = at;
+            self.rto_armed = true;
+            ctx.set_timer(TIMER_RTO, at);
+            return;
+        }
+        // Linux probes only in the Open and CWR states: nothing SACKed, lost or retransmitted
+        // outstanding, not in recovery or after a timeout.
+        if !probe_allowed || r.in_disorder() || r.timer == TimerMode::Reorder {
+            return;
+        }
+        // RFC 8985 s7.2: PTO = 2 SRTT, plus (Linux) the minimum RTO when one segment is
+        // outstanding (the receiver may be delaying its acknowledgement) or TCP_TIMEOUT_MIN
+        // otherwise; 1 s before any RTT sample (TCP_TIMEOUT_INIT); never later than the RTO.
+        let mut pto = if has_rtt { 2 * srtt + if one_segment { min_rto } else { TIMEOUT_MIN_PS } } else { PTO_NO_RTT_PS };
+        let rto_left = r.rto_deadline_ps.saturating_sub(now);
+        if rto_left > 0 {
+            pto = pto.min(rto_left);
+        }
+        r.timer = TimerMode::Probe;
+        r.timer_at_ps = now + pto;
+        self.rto_armed = true;
+        ctx.set_timer(TIMER_RTO, now + pto);
+    }
+
+    /// Puts the retransmission timeout back on the slot at its own deadline (Linux
+    /// `tcp_rearm_rto` with a probe or reordering timeout pending: the time the RTO had left).
+    fn rearm_remaining_rto(&mut self, ctx: &mut TransportCtx) {
+        let now = ctx.now;
+        let Some(r) = self.rack.as_mut() else { return };
+        let at = r.rto_deadline_ps.max(now + 1);
+        r.timer = TimerMode::Rto;
+        self.rto_armed = true;
+        ctx.set_timer(TIMER_RTO, at);
+    }
+
+    /// RFC 8985 s7.3 / Linux `tcp_send_loss_probe`: the probe timeout fired. At most one probe
+    /// is outstanding; the probe is one new segment if the receiver window allows one (sent
+    /// whatever cwnd says), else a retransmission of the highest-sequence segment. Then the
+    /// retransmission timeout, from now.
+    pub(super) fn on_probe_timer(&mut self, ctx: &mut TransportCtx) {
+        if self.completed || self.snd_una >= self.snd_max {
+            self.rto_armed = false;
+            return;
+        }
+        if self.rack.as_ref().is_none_or(|r| r.tlp_high_seq.is_some()) {
+            return self.rearm_remaining_rto(ctx);
+        }
+        let mss = self.s.mss as u64;
+        let len = (self.offered_bytes - self.snd_max.min(self.offered_bytes)).min(mss);
+        let retrans = if len > 0 && self.snd_nxt == self.snd_max && self.snd_max + len <= self.snd_una + self.rwnd {
+            let seq = self.snd_max;
+            self.send_segment_len(seq, len as u32, ctx);
+            self.snd_max += len;
+            self.snd_nxt = self.snd_max;
+            false
+        } else if let Some((start, end)) = self.rack.as_ref().and_then(|r| r.last_segment()) {
+            let len = (end - start).min(mss) as u32;
+            let seq = end - len as u64;
+            self.send_segment_len(seq, len, ctx);
+            true
+        } else {
+            return self.rearm_remaining_rto(ctx);
+        };
+        let snd_max = self.snd_max;
+        if let Some(r) = self.rack.as_mut() {
+            r.tlp_high_seq = Some(snd_max);
+            r.tlp_retrans = retrans;
+            r.probes += 1;
+        }
+        self.arm_rto(ctx);
+        let at = ctx.now + self.rto;
+        if let Some(r) = self.rack.as_mut() {
+            r.timer = TimerMode::Rto;
+            r.rto_deadline_ps = at;
+        }
+    }
+
+    /// RFC 8985 s6.3 / Linux `tcp_rack_reo_timeout`: the reordering timer fired. Segments
+    /// that have now waited RACK.rtt + reo_wnd are lost; a recovery starts if none is under
+    /// way (the controller's cut, once) and what PRR allows is sent. Then the retransmission
+    /// timeout, at the time it had left.
+    pub(super) fn on_reorder_timer(&mut self, ctx: &mut TransportCtx) {
+        if self.completed || self.snd_una >= self.snd_max {
+            self.rto_armed = false;
+            return;
+        }
+        let min_rtt = self.min_rtt_ps();
+        let (srtt, dupthresh, in_recovery, snd_una) = (self.srtt, self.s.dupack_threshold, self.in_recovery, self.snd_una);
+        let Some(r) = self.rack.as_mut() else { return };
+        let before = r.marked_lost;
+        let reo_wnd = r.reo_wnd_ps(in_recovery, dupthresh, min_rtt, srtt);
+        // Linux ignores the wait this detection returns: the next acknowledgement sets it.
+        r.detect_loss(ctx.now, reo_wnd);
+        if r.marked_lost != before {
+            if !self.in_recovery && self.rack_may_recover(snd_una) {
+                self.enter_recovery(ctx);
+                if self.s.prr {
+                    // Linux `tcp_cwnd_reduction(sk, 1, newly_lost, 0)`: nothing delivered.
+                    self.prr_on_ack(0);
+                }
+            }
+            self.try_send(ctx);
+        }
+        // Linux `tcp_rack_reo_timeout`: the RTO back on the slot, at the time it had left.
+        self.rearm_remaining_rto(ctx);
+    }
+
+    /// Probes sent, probes that repaired a loss, and segments RACK marked lost (tests and
+    /// reports); zeros without RACK.
+    pub fn rack_counts(&self) -> (u64, u64, u64) {
+        self.rack.as_ref().map_or((0, 0, 0), |r| (r.probes, r.probe_recoveries, r.marked_lost))
+    }
+
+    /// RFC 8985 RACK.reordering_seen (false without RACK).
+    pub fn rack_reordering_seen(&self) -> bool {
+        self.rack.as_ref().is_some_and(|r| r.reordering_seen())
+    }
+}
