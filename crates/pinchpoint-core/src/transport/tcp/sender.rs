@@ -545,7 +545,9 @@ impl TcpSender {
     /// docs/algorithms/bbr.md). Only called with a rate estimator.
     fn newly_lost_bytes(&mut self, una: u64) -> u64 {
         let Some(r) = self.rate.as_deref() else { return 0 };
-        if self.board.sacked_bytes() == 0 {
+        // With RACK-TLP, losses are marked by time after this sample (`rack_on_ack`), not by
+        // the boundary: none is reported (docs/algorithms/bbr.md).
+        if self.board.sacked_bytes() == 0 || self.rack.is_some() {
             return 0;
         }
         let boundary = self.board.loss_boundary(self.s.dupack_threshold, self.s.mss).min(self.snd_max);
