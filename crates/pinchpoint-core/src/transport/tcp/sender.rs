@@ -452,6 +452,22 @@ impl TcpSender {
         Some(ratio * cwnd as f64 * 8.0 / (self.srtt as f64 / PS_PER_S as f64))
     }
 
+    /// Sends the next new segment (at most `mss` bytes) when the application has data and the
+    /// receiver's window allows it (a segment larger than the whole window goes when nothing is
+    /// outstanding); returns the bytes sent, 0 for none. Shared by the SACK and RACK-TLP sending loops.
+    #[inline(always)]
+    pub(super) fn send_new_segment(&mut self, mss: u64, ctx: &mut TransportCtx) -> u64 {
+        let len = (self.offered_bytes - self.snd_max.min(self.offered_bytes)).min(mss);
+        if len == 0 || self.snd_max + len > self.snd_una + self.rwnd.max(len) {
+            return 0;
+        }
+        let seq = self.snd_max;
+        self.send_segment_len(seq, len as u32, ctx);
+        self.snd_max += len;
+        self.snd_nxt = self.snd_max;
+        len
+    }
+
     /// True if pacing holds the next segment back; then the pacing timer is armed.
     fn paced_out(&mut self, ctx: &mut TransportCtx) -> bool {
         if self.pacing_burst_left > 0 || ctx.now >= self.next_send_ps {
@@ -910,12 +926,8 @@ impl TcpSender {
                 pipe = self.board.pipe_given(self.snd_una, self.snd_max, lost_below, sacked_above);
                 continue;
             }
-            let len = (self.offered_bytes - self.snd_max.min(self.offered_bytes)).min(mss);
-            if len > 0 && self.snd_max + len <= self.snd_una + self.rwnd.max(len) {
-                let seq = self.snd_max;
-                self.send_segment_len(seq, len as u32, ctx);
-                self.snd_max += len;
-                self.snd_nxt = self.snd_max;
+            let len = self.send_new_segment(mss, ctx);
+            if len > 0 {
                 pipe += len;
                 continue;
             }

@@ -50,12 +50,7 @@ impl TcpSender {
                 self.send_segment_len(start, len.max(1), ctx);
                 continue;
             }
-            let len = (self.offered_bytes - self.snd_max.min(self.offered_bytes)).min(mss);
-            if len > 0 && self.snd_max + len <= self.snd_una + self.rwnd.max(len) {
-                let seq = self.snd_max;
-                self.send_segment_len(seq, len as u32, ctx);
-                self.snd_max += len;
-                self.snd_nxt = self.snd_max;
+            if self.send_new_segment(mss, ctx) > 0 {
                 continue;
             }
             break;
