@@ -55,7 +55,15 @@ pub use scenario::{build::build, Scenario, ScenarioError};
 ///   full), and the packets each acknowledgement finds lost (`rs->losses`, from RFC 6675's loss
 ///   boundary with SACK), which come off the window before it grows and end the 5/4 phase. Only
 ///   runs with `cc = "bbr"` move.
-pub const MODEL_REVISION: u32 = 7;
+/// - 8: a RACK-TLP sender (`recovery = "rack_tlp"`) takes an acknowledgement's rate sample after
+///   RACK has marked that acknowledgement's losses, as Linux's `tcp_ack` runs `tcp_rate_gen`
+///   after `tcp_fastretrans_alert`: the sample carries the bytes marked lost (`rs->losses`) and
+///   its in-flight count leaves them out; before, the sample came first and carried none. And
+///   D-SACK (RFC 2883, `tcp.dsack`, on by default with RACK-TLP as Linux's `tcp_dsack`): the
+///   receiver reports duplicate segments and RACK widens its reordering window on them (RFC 8985
+///   s6.2 step 4, `reo_wnd_steps`), where before it stayed min_RTT / 4. Only runs with
+///   `recovery = "rack_tlp"` move.
+pub const MODEL_REVISION: u32 = 8;
 pub use simulation::{Results, Simulation};
 
 /// Parses, validates and builds a TOML scenario in one step.

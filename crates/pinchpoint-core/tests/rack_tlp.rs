@@ -106,3 +106,31 @@ fn short_transfers_through_a_small_buffer_time_out_less_with_rack_tlp() {
     assert!(sack_lost > 0 && rack_lost > 0);
     assert!(rack < sack, "timeouts: rack_tlp {rack}, sack {sack}");
 }
+
+#[test]
+fn the_flows_table_counts_rack_s_probes_and_marks_and_they_account_for_its_retransmissions() {
+    // The short transfers above: RACK's columns appear only in a run with a RACK-TLP flow.
+    let (_, sack) = run_sim_seeded(&files(20, "30KB", 8, "{ recovery = \"sack\" }", ""), Some(3));
+    for col in ["tlp_probes", "tlp_recoveries", "rack_marked_lost_segs"] {
+        assert!(sack.flows.get(col).is_none(), "{col} without a RACK-TLP flow");
+    }
+    let (_, r) = run_sim_seeded(&files(20, "30KB", 8, "{ recovery = \"rack_tlp\" }", ""), Some(3));
+    let f = |c: &str| r.flows.u64s(c).to_vec();
+    let (probes, repaired, marked, retx, timeouts) = (f("tlp_probes"), f("tlp_recoveries"), f("rack_marked_lost_segs"), f("retx_pkts"), f("timeouts"));
+    // A probe that resends a file's last segment is acknowledged up to TLP.end_seq, not beyond:
+    // Linux counts no TCPLossProbeRecovery for it either (`tcp_process_tlp_ack`), so only the
+    // probes are required here.
+    assert!(probes.iter().sum::<u64>() > 0, "tail losses are probed: {probes:?}");
+    assert!(marked.iter().sum::<u64>() > 0);
+    let mut checked = 0;
+    for i in 0..probes.len() {
+        assert!(repaired[i] <= probes[i], "flow {i}");
+        // Without a timeout (whose go-back-N resends are counted nowhere else), a RACK sender
+        // retransmits only segments RACK marked lost and retransmitted probes.
+        if timeouts[i] == 0 {
+            assert!(retx[i] <= marked[i] + probes[i], "flow {i}: {} retransmissions, {} marked, {} probes", retx[i], marked[i], probes[i]);
+            checked += 1;
+        }
+    }
+    assert!(checked > 0, "some flow never timed out");
+}

@@ -177,6 +177,18 @@ impl Results {
             });
         }
 
+        // RACK-TLP (`tcp.recovery = "rack_tlp"`): its counters only when some flow uses it, so
+        // every other flows table is unchanged; zeros for the flows that do not.
+        if rows.iter().any(|x| x.r.rack.is_some()) {
+            let rk = |x: &FlowRow| x.r.rack.unwrap_or_default();
+            columns!(flows, rows, {
+                "tlp_probes": U64 => |x| rk(x).probes,
+                "tlp_recoveries": U64 => |x| rk(x).probe_recoveries,
+                "rack_marked_lost_segs": U64 => |x| rk(x).marked_lost_segs,
+                "dsacks_received": U64 => |x| rk(x).dsacks,
+            });
+        }
+
         // Interval rates (`metrics.rate_interval`): the CoV column only when they are recorded.
         // The table has its columns (and no rows) when they are not, so that it concatenates
         // with the tables of runs that recorded them.
@@ -326,7 +338,8 @@ fn capture_table(sim: &Simulation) -> Table {
             c.iter()
                 .map(|(_, _, p)| {
                     if k < p.sack.len as usize {
-                        p.ack + if end { p.sack.blocks[k].1 } else { p.sack.blocks[k].0 } as u64
+                        let (a, b) = p.sack.block(k, p.ack);
+                        if end { b } else { a }
                     } else {
                         0
                     }

@@ -351,6 +351,7 @@ pub(crate) fn build_tcp(settings: &FlowSettings, name: &(impl AsRef<str> + ?Size
             mss: t.mss,
             sack: t.sack_enabled(),
             dctcp_echo: matches!(settings.cc, Some(CcConfig::Dctcp(_))),
+            dsack: t.dsack_enabled(),
         },
         policy,
     );

@@ -424,6 +424,12 @@ pub struct TcpConfig {
     /// `TcpPrrRecovery`). Only meaningful with recovery = "sack" or "rack_tlp".
     #[serde(skip_serializing_if = "Option::is_none")]
     pub prr: Option<bool>,
+    /// D-SACK (RFC 2883; Linux's sysctl `tcp_dsack`): the receiver reports a segment that
+    /// arrives twice, and a RACK-TLP sender widens its reordering window on it (RFC 8985 s6.2
+    /// step 4). Default: on with recovery = "rack_tlp" (as Linux), else off; only "rack_tlp"
+    /// reads D-SACKs here, so it is refused with any other recovery.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dsack: Option<bool>,
     /// Pace transmissions (Linux internal pacing): at the controller's rate if it gives one,
     /// else 2x cwnd/srtt in slow start and 1.2x in congestion avoidance; the first 10 segments
     /// go back to back. Default off (Linux paces only with fq or a controller that asks).
@@ -473,6 +479,7 @@ impl Default for TcpConfig {
             sack: None,
             recovery: None,
             prr: None,
+            dsack: None,
             pacing: false,
             packets_per_segment: 1,
             handshake: false,

@@ -123,6 +123,8 @@ pub struct TransportReport {
     pub rate_bps: f64,
     /// TCP connection set-up, for flows that run one (`tcp.handshake`).
     pub handshake: Option<tcp::handshake::HandshakeReport>,
+    /// RACK-TLP's counters, for TCP flows with `recovery = "rack_tlp"`.
+    pub rack: Option<tcp::rack::RackReport>,
 }
 
 /// The two ends of a flow.

@@ -223,6 +223,12 @@ impl crate::scenario::schema::TcpConfig {
         self.recovery_in_use().reads_sack() && self.prr.unwrap_or(true)
     }
 
+    /// True if the receiver reports duplicates in D-SACK blocks (RFC 2883): by default with
+    /// RACK-TLP, the one recovery here that reads them (Linux's `tcp_dsack` is on by default).
+    pub fn dsack_enabled(&self) -> bool {
+        self.recovery_in_use() == Recovery::RackTlp && self.dsack.unwrap_or(true)
+    }
+
     /// Checks the TCP settings of one flow: the one place they are validated. On a problem
     /// returns the field (relative to the flow's `tcp` table) and what was expected. Sizes stay
     /// within an IPv4 datagram, timers are positive and ordered, and settings that would have no
@@ -286,6 +292,9 @@ impl crate::scenario::schema::TcpConfig {
         }
         if self.prr.is_some() && !self.recovery_in_use().reads_sack() {
             return bad("prr", format!("proportional rate reduction is part of SACK recovery; recovery here is \"{}\": remove prr or use recovery = \"sack\" or \"rack_tlp\"", self.recovery_in_use().name()));
+        }
+        if self.dsack.is_some() && self.recovery_in_use() != Recovery::RackTlp {
+            return bad("dsack", format!("only recovery = \"rack_tlp\" reads D-SACK blocks (RFC 8985 s6.2); recovery here is \"{}\", where they would have no effect: remove dsack or use recovery = \"rack_tlp\"", self.recovery_in_use().name()));
         }
         self.validate_handshake()
     }

@@ -58,6 +58,10 @@ pub enum TimerMode {
 /// timer does not fire just before the event it waits for.
 pub const TIMEOUT_MIN_PS: SimTime = 2_000_000_000;
 
+/// Linux `TCP_RACK_RECOVERY_THRESH`: recoveries a widened reordering window lasts without a
+/// new D-SACK (RFC 8985 s6.2 step 4: 16).
+pub const RECOVERY_THRESH: u8 = 16;
+
 /// RFC 8985 s7.2 / Linux `TCP_TIMEOUT_INIT`: the PTO before any RTT sample, 1 s.
 pub const PTO_NO_RTT_PS: SimTime = 1_000_000_000_000;
 
@@ -112,11 +116,42 @@ pub struct Rack {
     pub probe_recoveries: u64,
     /// Segments RACK marked lost (with the reordering timer too).
     pub marked_lost: u64,
+    /// D-SACKs received (Linux MIB `TCPDSACKRecv` + `TCPDSACKOfoRecv`).
+    pub dsacks: u64,
+    /// A D-SACK arrived and has not yet widened the window (Linux `rack.dsack_seen`).
+    dsack_seen: bool,
+    /// This acknowledgement's D-SACK covers the probe (Linux FLAG_DSACK_TLP); taken by the
+    /// probe's loss detection.
+    pub dsack_tlp: bool,
+    /// Linux `rack.reo_wnd_steps`: reo_wnd = min_RTT / 4 times this, 1 to 255.
+    reo_wnd_steps: u8,
+    /// Linux `rack.reo_wnd_persist`: recoveries left before a widened window goes back.
+    reo_wnd_persist: u8,
+    /// When the window was last widened (Linux keeps `rack.last_delivered`, the delivery count).
+    reo_widened_ps: SimTime,
+    /// Bytes of those segments, a retransmission deemed lost again counted again (Linux
+    /// `tcp_sum_lost` adds to `tp->lost` alike); the sender takes the difference over one
+    /// acknowledgement as the rate sample's losses (Linux `rs->losses`).
+    pub marked_lost_bytes: u64,
     /// The wait the last loss detection on an acknowledgement asked for (0: none), for the
     /// reordering timer armed after the acknowledgement's transmissions.
     pub reo_wait_ps: SimTime,
     /// The acknowledgement being processed acknowledged new data (Linux FLAG_SET_XMIT_TIMER).
     pub acked_new_data: bool,
+}
+
+/// What a report says about a RACK-TLP sender (`recovery = "rack_tlp"`).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct RackReport {
+    /// Tail loss probes sent (Linux MIB `TCPLossProbes`).
+    pub probes: u64,
+    /// Probes whose acknowledgement showed they repaired a loss (`TCPLossProbeRecovery`).
+    pub probe_recoveries: u64,
+    /// Segments RACK marked lost, on acknowledgements and at the reordering timeout (a
+    /// retransmission deemed lost again counted again).
+    pub marked_lost_segs: u64,
+    /// D-SACKs received (`tcp.dsack`).
+    pub dsacks: u64,
 }
 
 impl Default for Rack {
@@ -144,6 +179,13 @@ impl Default for Rack {
             probes: 0,
             probe_recoveries: 0,
             marked_lost: 0,
+            marked_lost_bytes: 0,
+            dsacks: 0,
+            dsack_seen: false,
+            dsack_tlp: false,
+            reo_wnd_steps: 1,
+            reo_wnd_persist: 0,
+            reo_widened_ps: 0,
             reo_wait_ps: 0,
             acked_new_data: false,
         }
@@ -285,8 +327,11 @@ impl Rack {
 
     /// Processes one acknowledgement: the ranges newly SACKed by it and everything below
     /// `ack`. `min_rtt_ps` is the connection's minimum RTT (0 before any sample).
-    pub fn on_ack(&mut self, ack: u64, newly_sacked: &[(u64, u64)], now: SimTime, min_rtt_ps: SimTime) {
+    /// Returns the transmit time of the most recently sent segment it delivered (None: it
+    /// delivered nothing).
+    pub fn on_ack(&mut self, ack: u64, newly_sacked: &[(u64, u64)], now: SimTime, min_rtt_ps: SimTime) -> Option<SimTime> {
         let mut fack = self.fack;
+        let mut newest: Option<SimTime> = None;
         for &(a, b) in newly_sacked {
             let mut i = self.index_of(a);
             while i < self.segs.len() && self.segs[i].start < b {
@@ -297,6 +342,7 @@ impl Rack {
                     self.check_reordering(&r);
                     self.unmark(&r);
                     self.advance(r, now, min_rtt_ps);
+                    newest = newest.max(Some(r.xmit_ps));
                     let m = &mut self.segs[i];
                     m.sacked = true;
                     m.lost = false;
@@ -320,21 +366,72 @@ impl Rack {
                 self.check_reordering(&r);
                 self.unmark(&r);
                 self.advance(r, now, min_rtt_ps);
+                newest = newest.max(Some(r.xmit_ps));
             }
         }
         self.fack = fack;
+        newest
+    }
+
+    /// A D-SACK arrived (RFC 2883; Linux `tcp_dsack_seen`): the receiver got a segment twice,
+    /// so a retransmission was not needed. `dup` is the duplicate range, `mss` the segment size.
+    pub fn on_dsack(&mut self, dup: (u64, u64), mss: u64) {
+        if dup.1 <= dup.0 {
+            return;
+        }
+        self.dsacks += 1;
+        self.dsack_seen = true;
+        // Linux FLAG_DSACK_TLP: a D-SACK of at most one segment ending at TLP.end_seq says both
+        // the probe and the segment it resent arrived, so the probe repaired no loss.
+        if dup.1 - dup.0 <= mss && self.tlp_high_seq == Some(dup.1) {
+            self.dsack_tlp = true;
+        }
+    }
+
+    /// RFC 8985 s6.2 step 4 / Linux `tcp_rack_update_reo_wnd`, on an acknowledgement whose
+    /// most recently sent delivered segment left at `newest_sent` (None: nothing delivered, and
+    /// a D-SACK seen waits for an acknowledgement that delivers): a D-SACK widens the reordering
+    /// window by one step of min_RTT / 4, at most once per round trip (a D-SACK is disregarded
+    /// while the segment delivered was sent before the last widening; Linux compares delivery
+    /// counts, `rs->prior_delivered` against `rack.last_delivered`, which orders the same
+    /// events), and keeps it for 16 recoveries; after those without a D-SACK the window goes
+    /// back to one step.
+    pub fn update_reo_wnd(&mut self, now: SimTime, newest_sent: Option<SimTime>) {
+        let Some(sent) = newest_sent else { return };
+        if self.dsack_seen && sent < self.reo_widened_ps {
+            self.dsack_seen = false;
+        }
+        if self.dsack_seen {
+            self.reo_wnd_steps = self.reo_wnd_steps.saturating_add(1);
+            self.dsack_seen = false;
+            self.reo_widened_ps = now;
+            self.reo_wnd_persist = RECOVERY_THRESH;
+        } else if self.reo_wnd_persist == 0 {
+            self.reo_wnd_steps = 1;
+        }
+    }
+
+    /// A recovery ended (Linux `tcp_try_undo_recovery` without an undo, which this sender
+    /// never does): one of the 16 recoveries that keep a widened window has passed.
+    pub fn on_recovery_exit(&mut self) {
+        self.reo_wnd_persist = self.reo_wnd_persist.saturating_sub(1);
+    }
+
+    /// The reordering window's multiplier (Linux `rack.reo_wnd_steps`, 1 to 255).
+    pub fn reo_wnd_steps(&self) -> u8 {
+        self.reo_wnd_steps
     }
 
     /// RFC 8985 s6.2 step 4 / Linux `tcp_rack_reo_wnd`: min_RTT / 4, at most SRTT; but 0 while
     /// no reordering has been seen and either the sender is in recovery or at least
     /// `dupthresh` segments are SACKed (Linux's `tp->reordering`, 3 by default, which is what
-    /// `dupack_threshold` still sets here). Linux multiplies min_RTT / 4 by `reo_wnd_steps`,
-    /// which only DSACKs raise; no DSACK is sent here, so it stays 1.
+    /// `dupack_threshold` still sets here). min_RTT / 4 is multiplied by `reo_wnd_steps`, which
+    /// D-SACKs raise (`update_reo_wnd`), before the SRTT cap.
     pub fn reo_wnd_ps(&self, in_recovery: bool, dupthresh: u32, min_rtt_ps: SimTime, srtt_ps: SimTime) -> SimTime {
         if !self.reordering_seen && (in_recovery || self.sacked_segs >= dupthresh as u64) {
             return 0;
         }
-        (min_rtt_ps / 4).min(srtt_ps)
+        (min_rtt_ps / 4 * self.reo_wnd_steps as SimTime).min(srtt_ps)
     }
 
     /// Linux `tcp_rack_mark_lost`: detection only if RACK.xmit_ts advanced on this ack.
@@ -392,6 +489,7 @@ impl Rack {
             self.lost_bytes += r.end - r.start;
         }
         self.marked_lost += 1;
+        self.marked_lost_bytes += r.end - r.start;
         self.lost_queue.push_back(r.start);
     }
 
@@ -504,5 +602,50 @@ mod tests {
         r.on_send(0, 1000, 30 * MS, false);
         r.on_ack(1000, &[], 35 * MS, 20 * MS);
         assert!(!r.take_advanced(), "5 ms after the retransmission: the original's ack");
+    }
+
+    #[test]
+    fn dsacks_add_a_step_once_per_round_trip_and_sixteen_recoveries_without_one_undo_them() {
+        // Linux `tcp_rack_update_reo_wnd`: min_RTT 20 ms, so a step is 5 ms (reordering seen).
+        let mut r = Rack::default();
+        r.reordering_seen = true;
+        let wnd = |r: &Rack| r.reo_wnd_ps(false, 3, 20 * MS, 100 * MS);
+        assert_eq!(wnd(&r), 5 * MS);
+        r.on_dsack((0, 1000), 1000);
+        r.update_reo_wnd(10 * MS, None);
+        assert_eq!(wnd(&r), 5 * MS, "waits for an acknowledgement that delivers");
+        r.update_reo_wnd(11 * MS, Some(2 * MS));
+        assert_eq!((r.reo_wnd_steps(), wnd(&r)), (2, 10 * MS));
+        // A D-SACK answered by data sent before that step (less than a round trip later): no step.
+        r.on_dsack((1000, 2000), 1000);
+        r.update_reo_wnd(20 * MS, Some(10 * MS));
+        assert_eq!(r.reo_wnd_steps(), 2);
+        r.on_dsack((2000, 3000), 1000);
+        r.update_reo_wnd(40 * MS, Some(12 * MS));
+        assert_eq!((r.reo_wnd_steps(), wnd(&r)), (3, 15 * MS));
+        // The cap at SRTT.
+        assert_eq!(r.reo_wnd_ps(false, 3, 20 * MS, 12 * MS), 12 * MS);
+        // Fifteen recoveries without a D-SACK keep the steps; the sixteenth ends them.
+        for _ in 0..15 {
+            r.on_recovery_exit();
+            r.update_reo_wnd(50 * MS, Some(45 * MS));
+        }
+        assert_eq!(r.reo_wnd_steps(), 3);
+        r.on_recovery_exit();
+        r.update_reo_wnd(60 * MS, Some(55 * MS));
+        assert_eq!(r.reo_wnd_steps(), 1);
+        assert_eq!(r.dsacks, 3);
+    }
+
+    #[test]
+    fn a_dsack_of_the_probed_segment_says_the_probe_repaired_nothing() {
+        let mut r = Rack::default();
+        r.tlp_high_seq = Some(5000);
+        r.on_dsack((3000, 4000), 1000);
+        assert!(!r.dsack_tlp, "not the probe's segment");
+        r.on_dsack((1000, 5000), 1000);
+        assert!(!r.dsack_tlp, "longer than a segment");
+        r.on_dsack((4000, 5000), 1000);
+        assert!(r.dsack_tlp);
     }
 }

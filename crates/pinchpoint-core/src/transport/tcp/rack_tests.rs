@@ -5,7 +5,8 @@
 //! segments. Each test runs the same script under both recoveries.
 
 use super::cc::CongestionControl;
-use super::testing::{receiver, sender, settings, MSS};
+use super::receiver::ReceiverSettings;
+use super::testing::{receiver_settings, receiver_with, sender, settings, MSS};
 use super::Recovery;
 use crate::net::packet::Packet;
 use crate::sim::{SimTime, PS_PER_MS, PS_PER_US};
@@ -32,6 +33,8 @@ struct Outcome {
     /// (probes, probes that repaired a loss, segments RACK marked lost).
     rack: (u64, u64, u64),
     reordering_seen: bool,
+    /// (D-SACKs received, reo_wnd's multiplier at the end).
+    dsack: (u64, u8),
 }
 
 /// Sends `segments` segments with `recovery` (PRR on) along the scripted path.
@@ -39,13 +42,23 @@ fn run(recovery: Recovery, segments: u64, script: &Script) -> Outcome {
     run_offered(recovery, segments, segments, NEVER, script).0
 }
 
+/// [`run`] with a receiver that sends D-SACKs (RFC 2883).
+fn run_dsack(recovery: Recovery, segments: u64, script: &Script) -> Outcome {
+    run_with(recovery, segments, segments, NEVER, script, true).0
+}
+
 /// [`run`] with an application that offers `first` segments at the start and the rest at
 /// `rest_at`; also returns ssthresh just before `rest_at`, and at the end.
 fn run_offered(recovery: Recovery, segments: u64, first: u64, rest_at: SimTime, script: &Script) -> (Outcome, u64, u64) {
+    run_with(recovery, segments, first, rest_at, script, false)
+}
+
+/// [`run_offered`], the receiver sending D-SACKs if `dsack`.
+fn run_with(recovery: Recovery, segments: u64, first: u64, rest_at: SimTime, script: &Script, dsack: bool) -> (Outcome, u64, u64) {
     let (mut es, mut er) = (Harness::new("test"), Harness::new("test"));
     let s_settings = settings(recovery, true);
     let mut s = sender(s_settings, 10, segments * M);
-    let mut r = receiver(false, s_settings.sack);
+    let mut r = receiver_with(ReceiverSettings { dsack, ..receiver_settings(false, s_settings.sack) });
     es.call(|c| {
         s.offer(first * M, c);
         s.start(c)
@@ -107,7 +120,7 @@ fn run_offered(recovery: Recovery, segments: u64, first: u64, rest_at: SimTime, 
         }
     }
     let rep = s.report();
-    let out = Outcome { completion_ps: es.now, timeouts: rep.timeouts, fast_retx: rep.fast_retx, retx_pkts: rep.retx_pkts, rack: s.rack_counts(), reordering_seen: s.rack_reordering_seen() };
+    let out = Outcome { completion_ps: es.now, timeouts: rep.timeouts, fast_retx: rep.fast_retx, retx_pkts: rep.retx_pkts, rack: s.rack_counts(), reordering_seen: s.rack_reordering_seen(), dsack: s.rack_dsack_state() };
     (out, ssthresh_before, s.cc().ssthresh_bytes())
 }
 
@@ -220,4 +233,35 @@ fn a_probe_that_repaired_a_loss_cuts_the_window_once_when_later_data_is_acknowle
     let (clean_run, _, after) = run_offered(Recovery::RackTlp, 100, 40, 2 * PS_PER_MS * 1000, &clean);
     assert_eq!(clean_run.rack, (0, 0, 0), "{clean_run:?}");
     assert!(after > 1 << 60);
+}
+
+#[test]
+fn dsacks_widen_the_reordering_window_so_that_repeated_reordering_stops_costing_retransmissions() {
+    // RFC 8985 s6.2 step 4 / Linux `tcp_rack_update_reo_wnd`. Segment 20 arrives 1.5 ms late
+    // (reordering seen, no retransmission); segments 50, 100, ..., 350 (one every 50 ms, more
+    // than two round trips apart) arrive 15 ms late, beyond min_RTT / 4 = 5.25 ms. Without
+    // D-SACK RACK deems each of them lost and resends it, 7 spurious retransmissions. With
+    // D-SACK each resend comes back as a duplicate and adds a step of 5.25 ms to reo_wnd; from
+    // three steps (15.75 ms) on the late segments arrive within the window, and no more are
+    // resent.
+    let script = |idx: u64, k: u32| {
+        Some(if k > 0 {
+            0
+        } else if idx == 20 {
+            1500 * PS_PER_US
+        } else if (50..=350).contains(&idx) && idx % 50 == 0 {
+            15 * MS
+        } else {
+            0
+        })
+    };
+    let plain = run(Recovery::RackTlp, 400, &script);
+    assert!(plain.reordering_seen);
+    assert_eq!((plain.retx_pkts, plain.timeouts, plain.dsack), (7, 0, (0, 1)), "{plain:?}");
+    let widened = run_dsack(Recovery::RackTlp, 400, &script);
+    assert_eq!(widened.timeouts, 0);
+    assert_eq!(widened.dsack.0, widened.retx_pkts, "every resend is reported as a duplicate: {widened:?}");
+    assert!(widened.dsack.1 >= 3, "at least three steps: {widened:?}");
+    assert!(widened.retx_pkts <= 4, "the late segments after the window grew are not resent: {widened:?}");
+    assert!(widened.completion_ps < plain.completion_ps, "{widened:?} {plain:?}");
 }

@@ -25,6 +25,8 @@ pub struct ReceiverSettings {
     /// DCTCP's echo (RFC 8257 s3.2) instead of RFC 3168's: ECE mirrors the CE state of the
     /// latest data, with an immediate acknowledgement whenever that state changes.
     pub dctcp_echo: bool,
+    /// Report duplicate segments in a D-SACK block (RFC 2883; Linux `tcp_dsack`). Needs `sack`.
+    pub dsack: bool,
 }
 
 /// The receiving end of a TCP flow.
@@ -96,10 +98,21 @@ impl TcpReceiver {
         let end = pkt.seq + pkt.payload_bytes as u64;
         // Every branch below decides whether to acknowledge now; the one acknowledgement is
         // built at the end (inline: its register saves once per call, not per branch).
+        let mut dup = None;
         let ack_now = if end <= self.rcv_nxt {
             // Entirely old data: acknowledge at once so the sender learns where we are.
+            if self.s.dsack && end > start {
+                // RFC 2883 s4 (Linux `tcp_data_queue`, `tcp_dsack_set`): report the duplicate.
+                dup = Some((start, end));
+            }
             true
         } else if start <= self.rcv_nxt {
+            if self.s.dsack && start < self.rcv_nxt {
+                // A segment whose head is old (RFC 2883 s4.1.1): the old part is the duplicate.
+                // Linux reports it with the next acknowledgement; here that acknowledgement
+                // goes at once.
+                dup = Some((start, self.rcv_nxt));
+            }
             // RFC 7323 s4.3: take the timestamp of a segment that covers the left window edge.
             if start <= self.last_ack_sent {
                 self.ts_recent = pkt.sent_at;
@@ -113,7 +126,7 @@ impl TcpReceiver {
                 // ATN WP/267 s5.2: a TPDU split into several network packets is acknowledged
                 // once, when its last packet has arrived.
                 false
-            } else if had_holes || !self.s.delayed_ack || (self.ece_pending && !self.s.dctcp_echo) {
+            } else if had_holes || !self.s.delayed_ack || (self.ece_pending && !self.s.dctcp_echo) || dup.is_some() {
                 // RFC 5681 s4.2: acknowledge at once when a segment fills (part of) a gap.
                 true
             } else {
@@ -127,12 +140,32 @@ impl TcpReceiver {
             }
         } else {
             // Out of order: remember the range, send a duplicate ack at once (RFC 5681 s4.2).
+            if self.s.dsack {
+                // RFC 2883 s4.1.2 (Linux `tcp_data_queue_ofo`): out-of-order data held already.
+                // Only a segment held whole is reported (one that overlaps a held range in
+                // part is not; segments here are resent whole).
+                dup = self.ooo.containing(start).filter(|r| r.1 >= end).map(|_| (start, end));
+            }
             self.insert_ooo(start, end);
             self.latest_ooo = Some(start);
             true
         };
         if ack_now {
-            self.build_ack(ctx);
+            match dup {
+                None => self.build_ack(ctx),
+                Some(d) => self.send_ack_with_dsack(d, ctx),
+            }
+        }
+    }
+
+    /// Sends the acknowledgement with a D-SACK block for `dup` first (RFC 2883 s4); the SACK
+    /// blocks follow as space allows.
+    #[cold]
+    #[inline(never)]
+    fn send_ack_with_dsack(&mut self, dup: (u64, u64), ctx: &mut TransportCtx) {
+        self.build_ack(ctx);
+        if let Some((last, _)) = ctx.out.last_mut() {
+            last.sack = last.sack.with_dsack(last.ack, dup);
         }
     }
 

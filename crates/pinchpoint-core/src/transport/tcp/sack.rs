@@ -400,16 +400,45 @@ impl RangeSet {
 /// SACK blocks carried by a packet, as byte offsets relative to its cumulative ack.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SackBlocks {
-    /// (start, end) offsets above the ack, most recent first (RFC 2018 s4).
+    /// (start, end) offsets above the ack, most recent first (RFC 2018 s4). A D-SACK block
+    /// (`dsack`) may lie below the ack: its offsets are then two's-complement (wrapping).
     pub blocks: [(u32, u32); MAX_SACK_BLOCKS],
     /// How many entries of `blocks` are used.
     pub len: u8,
+    /// The first block is a D-SACK (RFC 2883 s4: duplicate data received), not SACK
+    /// information. On the wire a sender tells it by its place (below the ack, or inside the
+    /// second block); the receiver here says so, which is the same rule.
+    pub dsack: bool,
 }
 
 impl SackBlocks {
-    /// The blocks as absolute [start, end) sequence ranges given the packet's ack.
+    /// The SACK blocks (a D-SACK block left out) as absolute [start, end) sequence ranges given
+    /// the packet's ack.
     pub fn ranges(&self, ack: u64) -> impl Iterator<Item = (u64, u64)> + '_ {
-        self.blocks[..self.len as usize].iter().map(move |&(s, e)| (ack + s as u64, ack + e as u64))
+        self.blocks[self.dsack as usize..self.len as usize].iter().map(move |&(s, e)| (ack + s as u64, ack + e as u64))
+    }
+
+    /// Block `k` as an absolute [start, end) range (a D-SACK block below the ack included).
+    pub fn block(&self, k: usize, ack: u64) -> (u64, u64) {
+        let (s, e) = self.blocks[k];
+        let abs = |off: u32| ack.wrapping_add(off as i32 as i64 as u64);
+        (abs(s), abs(e))
+    }
+
+    /// The D-SACK block, if the packet carries one: the duplicate range received.
+    pub fn dsack_range(&self, ack: u64) -> Option<(u64, u64)> {
+        (self.dsack && self.len > 0).then(|| self.block(0, ack))
+    }
+
+    /// RFC 2883 s4: the D-SACK block `dup` first, then as many of `self`'s SACK blocks as fit.
+    pub fn with_dsack(mut self, ack: u64, dup: (u64, u64)) -> SackBlocks {
+        let off = |x: u64| x.wrapping_sub(ack) as u32;
+        let kept = (self.len as usize).min(MAX_SACK_BLOCKS - 1);
+        self.blocks.copy_within(0..kept, 1);
+        self.blocks[0] = (off(dup.0), off(dup.1));
+        self.len = kept as u8 + 1;
+        self.dsack = true;
+        self
     }
 
     /// Builds the blocks a receiver reports: the range holding the latest arrival first, then

@@ -529,14 +529,25 @@ impl TcpSender {
 
     /// Marks delivered what `ack` and the newly SACKed ranges cover and, if anything was,
     /// hands the controller a rate sample.
+    /// A RACK-TLP sender takes its sample later, once RACK has marked this acknowledgement's
+    /// losses (`rack_on_ack`).
     #[inline]
     fn rate_sample_on_ack(&mut self, ack: u64, now: SimTime) {
-        if self.rate.is_none() {
+        if self.rate.is_none() || self.rack.is_some() {
             // No estimator (the controller takes no rate samples): nothing reads the pipe
             // estimate below, so it is not computed.
             return;
         }
-        // Linux tcp_packets_in_flight: with SACK information, RFC 6675 pipe.
+        let una = ack.max(self.snd_una);
+        let newly_lost = self.newly_lost_bytes(una);
+        self.take_rate_sample(ack, now, newly_lost);
+    }
+
+    /// Builds the rate sample of an acknowledgement whose losses are `newly_lost` bytes and
+    /// hands it to the controller (Linux `tcp_rate_gen`, then `tcp_cong_control`).
+    pub(super) fn take_rate_sample(&mut self, ack: u64, now: SimTime, newly_lost: u64) {
+        // Linux tcp_packets_in_flight: with SACK information, RFC 6675 pipe (RACK's count of
+        // what is neither SACKed nor lost, plus retransmissions, for a RACK-TLP sender).
         let una = ack.max(self.snd_una);
         let in_flight = match self.rack.as_ref() {
             Some(r) => r.pipe_given_sacked(self.snd_max - una.min(self.snd_max), self.board.sacked_bytes()),
@@ -545,7 +556,6 @@ impl TcpSender {
         };
         let min_rtt = if self.counters.rtt_samples > 0 { self.counters.rtt_min_ps } else { 0 };
         let in_recovery = self.in_recovery;
-        let newly_lost = self.newly_lost_bytes(una);
         if let Some(r) = self.rate.as_mut() {
             if let Some(rs) = r.on_ack(ack, now, min_rtt, in_flight, in_recovery, newly_lost) {
                 self.cc.on_rate_sample(&rs);
@@ -558,12 +568,11 @@ impl TcpSender {
     /// acknowledgement or timeout counted. Linux marks them in `tcp_fastretrans_alert` before
     /// `tcp_rate_gen` on the same acknowledgement; the boundary is known here already, as it
     /// depends only on what is SACKed. Without SACK nothing is counted (see
-    /// docs/algorithms/bbr.md). Only called with a rate estimator.
+    /// docs/algorithms/bbr.md). Only called with a rate estimator and without RACK-TLP, whose
+    /// losses are the bytes it marks by time (`rack_on_ack`).
     fn newly_lost_bytes(&mut self, una: u64) -> u64 {
         let Some(r) = self.rate.as_deref() else { return 0 };
-        // With RACK-TLP, losses are marked by time after this sample (`rack_on_ack`), not by
-        // the boundary: none is reported (docs/algorithms/bbr.md).
-        if self.board.sacked_bytes() == 0 || self.rack.is_some() {
+        if self.board.sacked_bytes() == 0 {
             return 0;
         }
         let boundary = self.board.loss_boundary(self.s.dupack_threshold, self.s.mss).min(self.snd_max);
@@ -986,6 +995,12 @@ impl TcpSender {
             r.newly_sacked.clear();
         }
         if self.s.sack {
+            if pkt.sack.dsack {
+                // RFC 2883: only RACK reads D-SACKs here (`tcp.dsack` needs `rack_tlp`).
+                if let (Some(r), Some(dup)) = (self.rack.as_mut(), pkt.sack.dsack_range(pkt.ack)) {
+                    r.on_dsack(dup, self.s.mss as u64);
+                }
+            }
             let mut newly = self.rate.as_mut().map(|r| &mut r.newly_sacked);
             for (a, b) in pkt.sack.ranges(pkt.ack) {
                 self.board.add_with(a.max(ack), b.min(self.snd_max), |x, y| {
@@ -1022,6 +1037,9 @@ impl TcpSender {
                     // window = ssthresh.
                     self.in_recovery = false;
                     self.cc.on_recovery_exit(ctx.now);
+                    if let Some(r) = self.rack.as_mut() {
+                        r.on_recovery_exit();
+                    }
                 } else {
                     // RFC 6582 s3.2 step 5: partial ack. Retransmit the next hole, deflate the
                     // window by the amount acknowledged and add back one segment.
@@ -1060,6 +1078,11 @@ impl TcpSender {
                 self.on_ece(ctx);
             }
             if self.snd_una >= self.total_bytes {
+                if self.rack.is_some() {
+                    // The last acknowledgement still delivers a rate sample (it marks no loss:
+                    // everything is acknowledged).
+                    self.take_rate_sample(ack, ctx.now, 0);
+                }
                 self.completed = true;
                 self.rto_armed = false;
                 ctx.cancel_timer(TIMER_RTO);
@@ -1335,6 +1358,7 @@ impl TcpSender {
             rtt_std_ps: if c.rtt_samples > 0 { (c.rtt_m2_ps2 / c.rtt_samples as f64).max(0.0).sqrt() } else { 0.0 },
             rate_bps: 0.0,
             handshake: None,
+            rack: self.rack.as_ref().map(|r| super::rack::RackReport { probes: r.probes, probe_recoveries: r.probe_recoveries, marked_lost_segs: r.marked_lost, dsacks: r.dsacks }),
         }
     }
 }

@@ -42,7 +42,7 @@ pub(crate) fn sender(s: SenderSettings, init_cwnd_pkts: u32, total_bytes: u64) -
 
 /// Receiver settings: 40 ms delayed-ACK timeout, no ECN.
 pub(crate) fn receiver_settings(delayed_ack: bool, sack: bool) -> ReceiverSettings {
-    ReceiverSettings { ack_bytes: 40, delayed_ack, delack_timeout_ps: 40 * PS_PER_MS, ecn: false, mss: MSS, sack, dctcp_echo: false }
+    ReceiverSettings { ack_bytes: 40, delayed_ack, delack_timeout_ps: 40 * PS_PER_MS, ecn: false, mss: MSS, sack, dctcp_echo: false, dsack: false }
 }
 
 /// A receiver with `settings` that advertises an unlimited window.

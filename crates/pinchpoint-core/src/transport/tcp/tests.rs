@@ -4,8 +4,9 @@
 
 use super::cc::CongestionControl;
 use super::sack::SackBlocks;
+use super::receiver::ReceiverSettings;
 use super::sender::SenderSettings;
-use super::testing::{receiver, sender, settings, MSS};
+use super::testing::{receiver, receiver_settings, receiver_with, sender, settings, MSS};
 use super::Recovery;
 use crate::net::packet::{flags, Packet, PacketKind};
 use crate::sim::{SimTime, PS_PER_MS, PS_PER_S};
@@ -633,6 +634,48 @@ fn data_pkt(seq: u64) -> Packet {
     Packet { kind: PacketKind::Data, seq, payload_bytes: MSS, size_bytes: MSS + 40, ..Default::default() }
 }
 
+/// The blocks of an acknowledgement as absolute ranges, the D-SACK block (if any) apart.
+fn blocks_of(a: &Packet) -> (Option<(u64, u64)>, Vec<(u64, u64)>) {
+    (a.sack.dsack_range(a.ack), a.sack.ranges(a.ack).collect())
+}
+
+#[test]
+fn a_dsack_receiver_reports_each_duplicate_once_in_the_first_block() {
+    // RFC 2883 s4: segments 0, 2, 3 and 5 arrive; then 0 again (below the ack), 3 again (out of
+    // order, held), and 5 again. Each duplicate's acknowledgement carries it first, the SACK
+    // blocks after it as space allows (3 blocks in all), and only that acknowledgement does.
+    let mut e = end();
+    let mut r = receiver_with(ReceiverSettings { dsack: true, ..receiver_settings(false, true) });
+    for k in [0u64, 2, 3, 5] {
+        e.call(|c| r.on_data(&data_pkt(k * M), c));
+    }
+    let last = e.out.drain(..).last().unwrap().0;
+    assert_eq!(blocks_of(&last), (None, vec![(5 * M, 6 * M), (2 * M, 4 * M)]));
+    e.call(|c| r.on_data(&data_pkt(0), c));
+    let a = e.out.drain(..).map(|(p, _)| p).collect::<Vec<_>>();
+    assert_eq!(a.len(), 1);
+    assert_eq!(a[0].ack, M);
+    assert_eq!(blocks_of(&a[0]), (Some((0, M)), vec![(5 * M, 6 * M), (2 * M, 4 * M)]));
+    e.call(|c| r.on_data(&data_pkt(3 * M), c));
+    let a = e.out.drain(..).map(|(p, _)| p).collect::<Vec<_>>();
+    // The range holding the latest arrival (2..4) comes first among the SACK blocks.
+    assert_eq!(blocks_of(&a[0]), (Some((3 * M, 4 * M)), vec![(2 * M, 4 * M), (5 * M, 6 * M)]));
+    // A new out-of-order segment: no D-SACK.
+    e.call(|c| r.on_data(&data_pkt(7 * M), c));
+    let a = e.out.drain(..).map(|(p, _)| p).collect::<Vec<_>>();
+    assert_eq!(blocks_of(&a[0]).0, None);
+    assert_eq!(blocks_of(&a[0]).1.len(), 3);
+    // With three SACK ranges held, a duplicate leaves room for two of them.
+    e.call(|c| r.on_data(&data_pkt(5 * M), c));
+    let a = e.out.drain(..).map(|(p, _)| p).collect::<Vec<_>>();
+    assert_eq!(blocks_of(&a[0]), (Some((5 * M, 6 * M)), vec![(5 * M, 6 * M), (7 * M, 8 * M)]));
+    // Without the setting the same duplicate carries no D-SACK.
+    let mut plain = receiver(false, true);
+    e.call(|c| plain.on_data(&data_pkt(0), c));
+    e.call(|c| plain.on_data(&data_pkt(0), c));
+    assert!(e.out.drain(..).all(|(p, _)| !p.sack.dsack && p.sack.len == 0));
+}
+
 #[test]
 fn delayed_ack_goes_out_at_every_second_segment_or_when_the_timer_fires() {
     let mut e = end();
@@ -822,6 +865,36 @@ fn a_rate_sample_counts_the_bytes_its_sack_makes_lost_once_and_none_after_a_time
     e.now += PS_PER_MS;
     e.call(|c| s.on_ack(&ack_pkt(M, &[(6 * M, 10 * M), (2 * M, 5 * M)], 0), c));
     assert_eq!(s.last_rate_sample().unwrap().newly_lost_bytes, 0);
+}
+
+#[test]
+fn a_rack_sender_s_rate_sample_carries_the_losses_rack_marks_on_the_same_acknowledgement() {
+    // Linux `tcp_ack`: RACK marks losses (`tcp_fastretrans_alert`) before `tcp_rate_gen`, so
+    // `rs->losses` and the in-flight count see them. Ten segments leave at t = 0; segment 0 is
+    // acknowledged at 10 ms (min RTT 10 ms, reo_wnd 2.5 ms); segment 1 is lost and 2, 3, 4 are
+    // SACKed at 11, 12 and 13 ms. With one or two SACKed, segment 1's deadline (its send time +
+    // RACK.rtt + reo_wnd) lies ahead; with three (dupthresh, no reordering seen) reo_wnd is 0
+    // and RACK.rtt is 13 ms, so it is lost on that acknowledgement.
+    let mut e = end();
+    let mut s = sender(settings(Recovery::RackTlp, true), 10, u64::MAX);
+    e.call(|c| { s.offer(u64::MAX, c); s.start(c) });
+    assert_eq!(take(&mut e).len(), 10);
+    e.now = 10 * PS_PER_MS;
+    e.call(|c| s.on_ack(&ack_pkt(M, &[], 0), c));
+    let mut samples = Vec::new();
+    for k in 2..=4u64 {
+        e.now = (9 + k) * PS_PER_MS;
+        e.call(|c| s.on_ack(&ack_pkt(M, &[(2 * M, (k + 1) * M)], 0), c));
+        let rs = s.last_rate_sample().unwrap();
+        assert_eq!(rs.now, e.now, "every acknowledgement here gives a sample");
+        samples.push((rs.newly_lost_bytes, rs.in_flight_bytes, s.rack_counts().2));
+    }
+    // In flight = outstanding - SACKed - lost, before this acknowledgement's transmissions:
+    // the acknowledgement at 10 ms left 11 segments outstanding (slow start, window 11), and
+    // each SACK since frees one segment of the window, which goes out as new data (Linux's
+    // disorder state counts `tcp_packets_in_flight`): 11 - 1, 12 - 2, 13 - 3 - 1 segments.
+    assert_eq!(samples, vec![(0, 10 * M, 0), (0, 10 * M, 0), (M, 9 * M, 1)]);
+    assert_eq!(s.report().fast_retx, 1, "the loss starts a recovery after the sample");
 }
 
 #[test]

@@ -328,7 +328,7 @@ impl TrumpFlow {
                 while e < self.received.len() && self.received[e] {
                     e += 1;
                 }
-                a.sack = SackBlocks { blocks: [((s - self.cum) as u32, (e - self.cum) as u32), (0, 0), (0, 0)], len: 1 };
+                a.sack = SackBlocks { blocks: [((s - self.cum) as u32, (e - self.cum) as u32), (0, 0), (0, 0)], len: 1, dsack: false };
             }
             a.window_bytes = self.since_ack_bytes;
             self.since_ack_pkts = 0;

@@ -144,7 +144,8 @@ pub struct RateSample {
     /// True while the sender is in loss recovery.
     pub in_recovery: bool,
     /// Bytes this acknowledgement made the sender deem lost (Linux `rs->losses`, counted in
-    /// bytes; SACK recovery only: see `TcpSender::newly_lost_bytes`).
+    /// bytes; with SACK only: RFC 6675's boundary, `TcpSender::newly_lost_bytes`, or what RACK
+    /// marks, `rack_on_ack`).
     pub newly_lost_bytes: u64,
 }
 

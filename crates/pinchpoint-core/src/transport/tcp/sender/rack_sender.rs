@@ -122,17 +122,26 @@ impl TcpSender {
         let newly_sacked = !newly.is_empty();
         // Linux FLAG_SET_XMIT_TIMER: only an acknowledgement of new data moves the timer.
         r.acked_new_data = ack > una_before;
-        r.on_ack(snd_una, newly, now, min_rtt);
+        let newest_sent = r.on_ack(snd_una, newly, now, min_rtt);
+        // Linux `tcp_ack`: `tcp_rack_update_reo_wnd` after the queue is cleaned, before loss
+        // detection.
+        r.update_reo_wnd(now, newest_sent);
         let tlp_cut = self.tlp_on_ack(ack, ack > una_before, newly_sacked);
         if tlp_cut {
             self.tlp_reduce(in_flight_before, now);
         }
         let Some(r) = self.rack.as_mut() else { return };
+        let lost_bytes_before = r.marked_lost_bytes;
         // Linux `tcp_rack_mark_lost`: only if RACK.xmit_ts advanced.
         if r.take_advanced() {
             let reo_wnd = r.reo_wnd_ps(in_recovery, dupthresh, min_rtt, srtt);
             r.reo_wait_ps = r.detect_loss(now, reo_wnd);
         }
+        let newly_lost = r.marked_lost_bytes - lost_bytes_before;
+        // Linux `tcp_ack`: `tcp_rate_gen` runs after `tcp_fastretrans_alert` has marked this
+        // acknowledgement's losses, so the sample carries them (`rs->losses`, here in bytes) and
+        // its in-flight count leaves them out.
+        self.take_rate_sample(ack, now, newly_lost);
         // Linux `tcp_time_to_recover` with RACK: recovery when a segment is marked lost.
         if self.rack.as_ref().is_some_and(|r| r.has_lost()) && !self.in_recovery && self.rack_may_recover(ack) {
             self.enter_recovery(ctx);
@@ -143,12 +152,16 @@ impl TcpSender {
     /// outstanding probe. True if the probe repaired a loss (the window is cut once then).
     fn tlp_on_ack(&mut self, ack: u64, una_advanced: bool, newly_sacked: bool) -> bool {
         let Some(r) = self.rack.as_mut() else { return false };
+        let dsack_tlp = std::mem::take(&mut r.dsack_tlp);
         let Some(high) = r.tlp_high_seq else { return false };
         if ack < high {
             return false;
         }
         if !r.tlp_retrans {
             // The probe was new data, and it is acknowledged: nothing to infer.
+            r.tlp_high_seq = None;
+        } else if dsack_tlp {
+            // A D-SACK of the probe's segment: the original and the probe both arrived, no loss.
             r.tlp_high_seq = None;
         } else if ack > high {
             // Data sent after the probe is acknowledged, so the probe's copy was the only one
@@ -157,8 +170,7 @@ impl TcpSender {
             r.probe_recoveries += 1;
             return true;
         } else if !una_advanced && !newly_sacked {
-            // A pure duplicate: the original and the probe both arrived (Linux also reads a
-            // DSACK here, which this receiver does not send), no loss.
+            // A pure duplicate: the original and the probe both arrived, no loss.
             r.tlp_high_seq = None;
         }
         false
@@ -310,6 +322,11 @@ impl TcpSender {
     /// reports); zeros without RACK.
     pub fn rack_counts(&self) -> (u64, u64, u64) {
         self.rack.as_ref().map_or((0, 0, 0), |r| (r.probes, r.probe_recoveries, r.marked_lost))
+    }
+
+    /// D-SACKs received and the reordering window's multiplier (0 and 1 without RACK).
+    pub fn rack_dsack_state(&self) -> (u64, u8) {
+        self.rack.as_ref().map_or((0, 1), |r| (r.dsacks, r.reo_wnd_steps()))
     }
 
     /// RFC 8985 RACK.reordering_seen (false without RACK).
