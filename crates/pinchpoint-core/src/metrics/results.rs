@@ -337,8 +337,8 @@ fn capture_table(sim: &Simulation) -> Table {
         ColumnData::U64(
             c.iter()
                 .map(|(_, _, p)| {
-                    if k < p.sack.len as usize {
-                        let (a, b) = p.sack.block(k, p.ack);
+                    if k < p.sack.wire_len() {
+                        let (a, b) = p.sack.wire_block(k, p.ack);
                         if end { b } else { a }
                     } else {
                         0
@@ -360,7 +360,7 @@ fn capture_table(sim: &Simulation) -> Table {
         .col("flags", ColumnData::U64(c.iter().map(|x| x.2.flags as u64).collect()))
         .col("ts_echo_ps", ColumnData::U64(c.iter().map(|x| x.2.ts_echo).collect()))
         .col("sent_at_ps", ColumnData::U64(c.iter().map(|x| x.2.sent_at).collect()))
-        .col("sack_blocks", ColumnData::U64(c.iter().map(|x| x.2.sack.len as u64).collect()));
+        .col("sack_blocks", ColumnData::U64(c.iter().map(|x| x.2.sack.wire_len() as u64).collect()));
     for k in 0..crate::transport::tcp::sack::MAX_SACK_BLOCKS {
         t.col(&format!("sack{k}_start"), sack(k, false)).col(&format!("sack{k}_end"), sack(k, true));
     }

@@ -98,35 +98,23 @@ impl TcpReceiver {
         let end = pkt.seq + pkt.payload_bytes as u64;
         // Every branch below decides whether to acknowledge now; the one acknowledgement is
         // built at the end (inline: its register saves once per call, not per branch).
-        let mut dup = None;
         let ack_now = if end <= self.rcv_nxt {
             // Entirely old data: acknowledge at once so the sender learns where we are.
             if self.s.dsack && end > start {
                 // RFC 2883 s4 (Linux `tcp_data_queue`, `tcp_dsack_set`): report the duplicate.
-                dup = Some((start, end));
+                return self.send_ack_with_dsack((start, end), ctx);
             }
             true
         } else if start <= self.rcv_nxt {
-            if self.s.dsack && start < self.rcv_nxt {
-                // A segment whose head is old (RFC 2883 s4.1.1): the old part is the duplicate.
-                // Linux reports it with the next acknowledgement; here that acknowledgement
-                // goes at once.
-                dup = Some((start, self.rcv_nxt));
+            if start < self.rcv_nxt && self.s.dsack {
+                return self.on_data_with_old_head(pkt, ctx);
             }
-            // RFC 7323 s4.3: take the timestamp of a segment that covers the left window edge.
-            if start <= self.last_ack_sent {
-                self.ts_recent = pkt.sent_at;
-            }
-            self.rcv_nxt = end;
-            let had_holes = !self.ooo.is_empty();
-            if had_holes {
-                self.absorb_ooo();
-            }
+            let had_holes = self.take_in_order(pkt);
             if pkt.flags & flags::MORE != 0 && !had_holes {
                 // ATN WP/267 s5.2: a TPDU split into several network packets is acknowledged
                 // once, when its last packet has arrived.
                 false
-            } else if had_holes || !self.s.delayed_ack || (self.ece_pending && !self.s.dctcp_echo) || dup.is_some() {
+            } else if had_holes || !self.s.delayed_ack || (self.ece_pending && !self.s.dctcp_echo) {
                 // RFC 5681 s4.2: acknowledge at once when a segment fills (part of) a gap.
                 true
             } else {
@@ -140,22 +128,47 @@ impl TcpReceiver {
             }
         } else {
             // Out of order: remember the range, send a duplicate ack at once (RFC 5681 s4.2).
-            if self.s.dsack {
-                // RFC 2883 s4.1.2 (Linux `tcp_data_queue_ofo`): out-of-order data held already.
-                // Only a segment held whole is reported (one that overlaps a held range in
-                // part is not; segments here are resent whole).
-                dup = self.ooo.containing(start).filter(|r| r.1 >= end).map(|_| (start, end));
-            }
+            // RFC 2883 s4.1.2 (Linux `tcp_data_queue_ofo`): out-of-order data held already is
+            // reported; only a segment held whole (one that overlaps a held range in part is
+            // not; segments here are resent whole).
+            let dup = self.s.dsack && self.ooo.containing(start).is_some_and(|r| r.1 >= end);
             self.insert_ooo(start, end);
             self.latest_ooo = Some(start);
+            if dup {
+                return self.send_ack_with_dsack((start, end), ctx);
+            }
             true
         };
         if ack_now {
-            match dup {
-                None => self.build_ack(ctx),
-                Some(d) => self.send_ack_with_dsack(d, ctx),
-            }
+            self.build_ack(ctx);
         }
+    }
+
+    /// Takes an in-order segment: the timestamp to echo, `rcv_nxt`, and the out-of-order ranges
+    /// it joins. True if there were holes (the acknowledgement then goes at once).
+    #[inline(always)]
+    fn take_in_order(&mut self, pkt: &Packet) -> bool {
+        // RFC 7323 s4.3: take the timestamp of a segment that covers the left window edge.
+        if pkt.seq <= self.last_ack_sent {
+            self.ts_recent = pkt.sent_at;
+        }
+        self.rcv_nxt = pkt.seq + pkt.payload_bytes as u64;
+        let had_holes = !self.ooo.is_empty();
+        if had_holes {
+            self.absorb_ooo();
+        }
+        had_holes
+    }
+
+    /// A segment whose head is old and whose tail is new, with D-SACK (RFC 2883 s4.1.1): the
+    /// old part is the duplicate. Linux reports it with the next acknowledgement; here that
+    /// acknowledgement goes at once.
+    #[cold]
+    #[inline(never)]
+    fn on_data_with_old_head(&mut self, pkt: &Packet, ctx: &mut TransportCtx) {
+        let dup = (pkt.seq, self.rcv_nxt);
+        self.take_in_order(pkt);
+        self.send_ack_with_dsack(dup, ctx);
     }
 
     /// Sends the acknowledgement with a D-SACK block for `dup` first (RFC 2883 s4); the SACK

@@ -400,43 +400,56 @@ impl RangeSet {
 /// SACK blocks carried by a packet, as byte offsets relative to its cumulative ack.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SackBlocks {
-    /// (start, end) offsets above the ack, most recent first (RFC 2018 s4). A D-SACK block
-    /// (`dsack`) may lie below the ack: its offsets are then two's-complement (wrapping).
+    /// (start, end) offsets above the ack, most recent first (RFC 2018 s4); with `dsack`, the
+    /// D-SACK block follows the `len` SACK blocks, its offsets two's-complement (wrapping: it
+    /// may lie below the ack).
     pub blocks: [(u32, u32); MAX_SACK_BLOCKS],
-    /// How many entries of `blocks` are used.
+    /// How many SACK blocks `blocks` holds (the D-SACK block not counted).
     pub len: u8,
-    /// The first block is a D-SACK (RFC 2883 s4: duplicate data received), not SACK
-    /// information. On the wire a sender tells it by its place (below the ack, or inside the
-    /// second block); the receiver here says so, which is the same rule.
+    /// A D-SACK block (RFC 2883 s4: duplicate data received) is carried at `blocks[len]`; on
+    /// the wire it comes first. A sender tells it there by its place (below the ack, or inside
+    /// the next block); the receiver here says so, which is the same rule. Keeping it after the
+    /// SACK blocks leaves a sender's walk over them as it was (issue 13: the acknowledgement
+    /// path).
     pub dsack: bool,
 }
 
 impl SackBlocks {
-    /// The SACK blocks (a D-SACK block left out) as absolute [start, end) sequence ranges given
+    /// The SACK blocks (not the D-SACK block) as absolute [start, end) sequence ranges given
     /// the packet's ack.
     pub fn ranges(&self, ack: u64) -> impl Iterator<Item = (u64, u64)> + '_ {
-        self.blocks[self.dsack as usize..self.len as usize].iter().map(move |&(s, e)| (ack + s as u64, ack + e as u64))
+        self.blocks[..self.len as usize].iter().map(move |&(s, e)| (ack + s as u64, ack + e as u64))
     }
 
-    /// Block `k` as an absolute [start, end) range (a D-SACK block below the ack included).
-    pub fn block(&self, k: usize, ack: u64) -> (u64, u64) {
-        let (s, e) = self.blocks[k];
+    /// Blocks on the wire: the SACK blocks and the D-SACK block if any.
+    pub fn wire_len(&self) -> usize {
+        self.len as usize + self.dsack as usize
+    }
+
+    /// Block `k` in wire order (the D-SACK block first) as an absolute [start, end) range.
+    pub fn wire_block(&self, k: usize, ack: u64) -> (u64, u64) {
+        let i = match (self.dsack, k) {
+            (true, 0) => self.len as usize,
+            (true, k) => k - 1,
+            (false, k) => k,
+        };
+        let (s, e) = self.blocks[i];
         let abs = |off: u32| ack.wrapping_add(off as i32 as i64 as u64);
         (abs(s), abs(e))
     }
 
     /// The D-SACK block, if the packet carries one: the duplicate range received.
     pub fn dsack_range(&self, ack: u64) -> Option<(u64, u64)> {
-        (self.dsack && self.len > 0).then(|| self.block(0, ack))
+        self.dsack.then(|| self.wire_block(0, ack))
     }
 
-    /// RFC 2883 s4: the D-SACK block `dup` first, then as many of `self`'s SACK blocks as fit.
+    /// RFC 2883 s4: these SACK blocks with the D-SACK block `dup` (first on the wire), as many
+    /// SACK blocks kept as fit beside it.
     pub fn with_dsack(mut self, ack: u64, dup: (u64, u64)) -> SackBlocks {
         let off = |x: u64| x.wrapping_sub(ack) as u32;
         let kept = (self.len as usize).min(MAX_SACK_BLOCKS - 1);
-        self.blocks.copy_within(0..kept, 1);
-        self.blocks[0] = (off(dup.0), off(dup.1));
-        self.len = kept as u8 + 1;
+        self.blocks[kept] = (off(dup.0), off(dup.1));
+        self.len = kept as u8;
         self.dsack = true;
         self
     }
