@@ -37,3 +37,16 @@ def test_file_transfer_completes_and_stops_the_run(root):
     assert row["completed"] and row["delivered_bytes"] == 2_000_000
     assert r.meta["end_time_s"] == pytest.approx(row["fct_s"] + 0.0, abs=1e-9)
     assert r.packets.num_rows > 0
+
+
+def test_rack_reordering_d_sacks_cut_rack_s_spurious_retransmissions(root):
+    # The route moves every second between paths 15 ms apart; RACK's D-SACK-widened reordering
+    # window (RFC 8985 s6.2 step 4) resends fewer segments that were only overtaken.
+    sc = pp.Scenario.from_file(root / "scenarios/examples/rack_reordering.toml")
+    with_dsack = pp.run(sc).flow("f_rack")
+    sc.data["flows"][1]["tcp"]["dsack"] = False
+    without = pp.run(sc).flow("f_rack")
+    assert with_dsack["dsacks_received"] > 0 and without["dsacks_received"] == 0
+    # Retransmissions beyond the packets really lost were of segments that had arrived.
+    spurious = lambda f: f["retx_pkts"] - f["lost_pkts"]
+    assert spurious(with_dsack) < 0.6 * spurious(without), (spurious(with_dsack), spurious(without))
