@@ -926,4 +926,38 @@ mod range_set_tests {
         }
         assert!(saw_small && saw_large, "both representations exercised");
     }
+
+    proptest::proptest! {
+        /// A D-SACK block added to any blocks an acknowledgement can carry comes back as the
+        /// same range (below or above the ack), first on the wire; the SACK blocks keep their
+        /// order, the oldest dropped when all three slots were used, and the sender's walk over
+        /// SACK blocks never sees the D-SACK block.
+        #[test]
+        fn a_dsack_block_round_trips_and_leaves_the_sack_blocks_in_order(
+            ack in 0u64..1u64 << 40,
+            raw in proptest::collection::vec((1u32..1_000_000, 1u32..100_000), 0..=MAX_SACK_BLOCKS),
+            dup_off in -2_000_000i64..2_000_000,
+            dup_len in 1u64..100_000,
+        ) {
+            let mut b = SackBlocks::default();
+            for &(off, len) in &raw {
+                b.blocks[b.len as usize] = (off, off + len);
+                b.len += 1;
+            }
+            let before: Vec<_> = b.ranges(ack).collect();
+            let start = (ack as i64 + dup_off).max(0) as u64;
+            let dup = (start, start + dup_len);
+            let d = b.with_dsack(ack, dup);
+            proptest::prop_assert_eq!(d.dsack_range(ack), Some(dup));
+            proptest::prop_assert_eq!(d.wire_block(0, ack), dup);
+            let kept = before.len().min(MAX_SACK_BLOCKS - 1);
+            let after: Vec<_> = d.ranges(ack).collect();
+            proptest::prop_assert_eq!(&after[..], &before[..kept]);
+            proptest::prop_assert_eq!(d.wire_len(), kept + 1);
+            for k in 0..kept {
+                proptest::prop_assert_eq!(d.wire_block(k + 1, ack), before[k]);
+            }
+            proptest::prop_assert_eq!(b.dsack_range(ack), None);
+        }
+    }
 }
