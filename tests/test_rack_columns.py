@@ -5,7 +5,8 @@ import pinchpoint as pp
 from pinchpoint.scenario import Scenario
 from pinchpoint.store import Store
 
-RACK_COLUMNS = ["tlp_probes", "tlp_recoveries", "rack_marked_lost_segs", "dsacks_received"]
+RACK_COLUMNS = ["tlp_probes", "tlp_recoveries", "rack_marked_lost_segs", "dsacks_received", "recoveries_undone",
+                "timeouts_undone"]
 
 
 def two_flows(root, recovery: str) -> Scenario:

@@ -63,7 +63,15 @@ pub use scenario::{build::build, Scenario, ScenarioError};
 ///   receiver reports duplicate segments and RACK widens its reordering window on them (RFC 8985
 ///   s6.2 step 4, `reo_wnd_steps`), where before it stayed min_RTT / 4. Only runs with
 ///   `recovery = "rack_tlp"` move.
-pub const MODEL_REVISION: u32 = 8;
+/// - 9: a RACK-TLP sender undoes window reductions that prove spurious, as Linux always does
+///   (`tcp.undo`, on by default with RACK-TLP; `transport/tcp/undo.rs`): by D-SACKs of every
+///   retransmission, or by an acknowledgement that echoes a timestamp from before the first
+///   retransmission (Eifel, RFC 3522), a fast recovery or a timeout gives the window and
+///   ssthresh back, and after a timeout the go-back-N stops. D-SACKs widen the reordering window
+///   only once reordering has been seen and not for the probe's duplicate, and more duplicates
+///   than retransmissions are disregarded (Linux >= 5.11 `tcp_dsack_seen`); before, every
+///   D-SACK widened it. Only runs with `recovery = "rack_tlp"` move.
+pub const MODEL_REVISION: u32 = 9;
 pub use simulation::{Results, Simulation};
 
 /// Parses, validates and builds a TOML scenario in one step.

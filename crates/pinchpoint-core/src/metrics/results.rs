@@ -186,6 +186,8 @@ impl Results {
                 "tlp_recoveries": U64 => |x| rk(x).probe_recoveries,
                 "rack_marked_lost_segs": U64 => |x| rk(x).marked_lost_segs,
                 "dsacks_received": U64 => |x| rk(x).dsacks,
+                "recoveries_undone": U64 => |x| rk(x).recoveries_undone,
+                "timeouts_undone": U64 => |x| rk(x).timeouts_undone,
             });
         }
 

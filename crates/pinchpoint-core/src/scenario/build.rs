@@ -342,6 +342,7 @@ pub(crate) fn build_tcp(settings: &FlowSettings, name: &(impl AsRef<str> + ?Size
     let policy = AnyReceiverPolicy::build(t.receiver.as_ref().unwrap_or(&ReceiverConfig::Fixed(Default::default())), rinit);
     // The receiver's first window reaches the sender in the handshake, before any data.
     sender.set_initial_rwnd(policy.window_bytes());
+    sender.set_undo(t.undo_enabled());
     let receiver = TcpReceiver::new(
         ReceiverSettings {
             ack_bytes: t.ack_bytes,

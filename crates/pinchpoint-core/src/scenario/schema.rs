@@ -425,11 +425,20 @@ pub struct TcpConfig {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub prr: Option<bool>,
     /// D-SACK (RFC 2883; Linux's sysctl `tcp_dsack`): the receiver reports a segment that
-    /// arrives twice, and a RACK-TLP sender widens its reordering window on it (RFC 8985 s6.2
-    /// step 4). Default: on with recovery = "rack_tlp" (as Linux), else off; only "rack_tlp"
-    /// reads D-SACKs here, so it is refused with any other recovery.
+    /// arrives twice; a RACK-TLP sender widens its reordering window on it once reordering has
+    /// been seen (RFC 8985 s6.2 step 4, as Linux) and undoes a recovery whose retransmissions
+    /// all come back as duplicates (`undo`). Default: on with recovery = "rack_tlp" (as Linux),
+    /// else off; only "rack_tlp" reads D-SACKs here, so it is refused with any other recovery.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dsack: Option<bool>,
+    /// Undo a window reduction that proves spurious (Linux `tcp_try_undo_*`, always on there):
+    /// when D-SACKs report every retransmission of a recovery or timeout as a duplicate
+    /// (RFC 3708), or an acknowledgement echoes a timestamp older than its first retransmission
+    /// (the Eifel detection, RFC 3522), the window and ssthresh go back to what they were.
+    /// Default: on with recovery = "rack_tlp"; only "rack_tlp" undoes here, so it is refused
+    /// with any other recovery.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub undo: Option<bool>,
     /// Pace transmissions (Linux internal pacing): at the controller's rate if it gives one,
     /// else 2x cwnd/srtt in slow start and 1.2x in congestion avoidance; the first 10 segments
     /// go back to back. Default off (Linux paces only with fq or a controller that asks).
@@ -480,6 +489,7 @@ impl Default for TcpConfig {
             recovery: None,
             prr: None,
             dsack: None,
+            undo: None,
             pacing: false,
             packets_per_segment: 1,
             handshake: false,

@@ -16,6 +16,7 @@ pub mod receiver;
 pub mod recipe;
 pub mod sack;
 pub mod sender;
+pub mod undo;
 
 use super::{Transport, TransportCtx, TransportReport, NEVER, TIMER_APP, TIMER_DELACK, TIMER_PACING, TIMER_RTO};
 use crate::net::packet::{flags, Packet, PacketKind};
@@ -229,6 +230,12 @@ impl crate::scenario::schema::TcpConfig {
         self.recovery_in_use() == Recovery::RackTlp && self.dsack.unwrap_or(true)
     }
 
+    /// True if the sender undoes window reductions that prove spurious (`undo.rs`): by default
+    /// with RACK-TLP, the one recovery here that does (Linux always does).
+    pub fn undo_enabled(&self) -> bool {
+        self.recovery_in_use() == Recovery::RackTlp && self.undo.unwrap_or(true)
+    }
+
     /// Checks the TCP settings of one flow: the one place they are validated. On a problem
     /// returns the field (relative to the flow's `tcp` table) and what was expected. Sizes stay
     /// within an IPv4 datagram, timers are positive and ordered, and settings that would have no
@@ -295,6 +302,9 @@ impl crate::scenario::schema::TcpConfig {
         }
         if self.dsack.is_some() && self.recovery_in_use() != Recovery::RackTlp {
             return bad("dsack", format!("only recovery = \"rack_tlp\" reads D-SACK blocks (RFC 8985 s6.2); recovery here is \"{}\", where they would have no effect: remove dsack or use recovery = \"rack_tlp\"", self.recovery_in_use().name()));
+        }
+        if self.undo.is_some() && self.recovery_in_use() != Recovery::RackTlp {
+            return bad("undo", format!("only recovery = \"rack_tlp\" undoes spurious window reductions here; recovery here is \"{}\", where undo would have no effect: remove undo or use recovery = \"rack_tlp\"", self.recovery_in_use().name()));
         }
         self.validate_handshake()
     }

@@ -11,6 +11,7 @@
 //! 5, Linux `tcp_rack_detect_loss`), dropping entries made stale by a SACK, an acknowledgement
 //! or a later retransmission as it goes.
 
+use super::undo::Undo;
 use crate::sim::SimTime;
 use std::collections::VecDeque;
 
@@ -138,6 +139,22 @@ pub struct Rack {
     pub reo_wait_ps: SimTime,
     /// The acknowledgement being processed acknowledged new data (Linux FLAG_SET_XMIT_TIMER).
     pub acked_new_data: bool,
+    /// Undoing spurious window reductions (`tcp.undo`); None when it is off.
+    pub undo: Option<Undo>,
+    /// A loss probe is being sent: its retransmission is not one the undo counts (Linux sends
+    /// probes with `__tcp_retransmit_skb`, which leaves `undo_retrans` and `retrans_stamp`).
+    pub probing: bool,
+    /// Segments retransmitted, probes included (Linux `total_retrans`), and segments D-SACKs
+    /// reported as duplicates (`dsack_dups`): a D-SACK that would make the second exceed the
+    /// first cannot be the sender's doing and is disregarded (Linux `tcp_dsack_seen`).
+    total_retrans_segs: u64,
+    dsack_dups: u64,
+    /// The acknowledgement being processed carries an ECN echo (Linux FLAG_ECE): a recovery it
+    /// starts keeps its window cut.
+    pub ece_ack: bool,
+    /// Linux `tcp_try_undo_partial` with retransmissions outstanding: on this acknowledgement
+    /// no segment is marked lost and none retransmitted, only new data is sent.
+    pub hold_retransmits: bool,
 }
 
 /// What a report says about a RACK-TLP sender (`recovery = "rack_tlp"`).
@@ -152,6 +169,11 @@ pub struct RackReport {
     pub marked_lost_segs: u64,
     /// D-SACKs received (`tcp.dsack`).
     pub dsacks: u64,
+    /// Fast recoveries undone (`tcp.undo`; Linux MIBs TCPFullUndo, TCPPartialUndo and the
+    /// TCPDSACKUndo of a recovery).
+    pub recoveries_undone: u64,
+    /// Retransmission timeouts undone (TCPLossUndo and the TCPDSACKUndo of a timeout).
+    pub timeouts_undone: u64,
 }
 
 impl Default for Rack {
@@ -188,6 +210,12 @@ impl Default for Rack {
             reo_widened_ps: 0,
             reo_wait_ps: 0,
             acked_new_data: false,
+            undo: None,
+            probing: false,
+            total_retrans_segs: 0,
+            dsack_dups: 0,
+            ece_ack: false,
+            hold_retransmits: false,
         }
     }
 }
@@ -276,6 +304,7 @@ impl Rack {
         // resends whole MSS-sized segments from snd_una): each record it touches counts as
         // retransmitted.
         let mut i = self.index_of(seq);
+        let mut segs = 0;
         while i < self.segs.len() && self.segs[i].start < end {
             let r = &mut self.segs[i];
             if !r.sacked {
@@ -286,8 +315,13 @@ impl Rack {
                     self.rtx_bytes += r.len();
                 }
                 self.by_xmit.push_back((r.start, now));
+                segs += 1;
             }
             i += 1;
+        }
+        self.total_retrans_segs += segs;
+        if let Some(u) = self.undo.as_mut().filter(|_| segs > 0 && !self.probing) {
+            u.on_retransmit(segs, now);
         }
     }
 
@@ -373,19 +407,95 @@ impl Rack {
         newest
     }
 
-    /// A D-SACK arrived (RFC 2883; Linux `tcp_dsack_seen`): the receiver got a segment twice,
-    /// so a retransmission was not needed. `dup` is the duplicate range, `mss` the segment size.
-    pub fn on_dsack(&mut self, dup: (u64, u64), mss: u64) {
+    /// A D-SACK arrived (RFC 2883; Linux `tcp_dsack_seen`, `tcp_check_dsack`): the receiver got
+    /// a segment twice, so a retransmission was not needed. `dup` is the duplicate range, `mss`
+    /// the segment size, `snd_una` the oldest unacknowledged byte before this acknowledgement.
+    pub fn on_dsack(&mut self, dup: (u64, u64), mss: u64, snd_una: u64) {
         if dup.1 <= dup.0 {
             return;
         }
         self.dsacks += 1;
-        self.dsack_seen = true;
+        let len = dup.1 - dup.0;
+        let dup_segs = len.div_ceil(mss).max(1);
         // Linux FLAG_DSACK_TLP: a D-SACK of at most one segment ending at TLP.end_seq says both
         // the probe and the segment it resent arrived, so the probe repaired no loss.
-        if dup.1 - dup.0 <= mss && self.tlp_high_seq == Some(dup.1) {
+        let tlp = len <= mss && self.tlp_high_seq == Some(dup.1);
+        if tlp {
             self.dsack_tlp = true;
         }
+        // Linux `tcp_dsack_seen`: more duplicates than retransmissions were not the sender's
+        // doing (a network that duplicates packets), and are disregarded.
+        self.dsack_dups += dup_segs;
+        if self.dsack_dups > self.total_retrans_segs {
+            return;
+        }
+        // Linux >= 5.11 (`tcp_dsack_seen`): the reordering window widens only for D-SACKs that
+        // may come from a recovery RACK started too early, that is once reordering has been
+        // seen and not for the probe's duplicate (a probe is sent by the timer, not by RACK).
+        if self.reordering_seen && !tlp {
+            self.dsack_seen = true;
+        }
+        let mut i = self.index_of(dup.0);
+        let Some(u) = self.undo.as_mut() else { return };
+        if dup.1 <= snd_una {
+            // Linux `tcp_check_dsack`: data already acknowledged, its records gone ("dumb
+            // counting").
+            u.on_dsack(dup.1, dup_segs);
+            return;
+        }
+        // Linux `tcp_sacktag_one`: each outstanding record in the range that was retransmitted.
+        while i < self.segs.len() && self.segs[i].start < dup.1 {
+            let r = self.segs[i];
+            if r.retransmitted {
+                u.on_dsack(r.end, 1);
+            }
+            i += 1;
+        }
+    }
+
+    /// Retransmissions in flight, segments (Linux `retrans_out`): what a new undo episode
+    /// starts counting from.
+    pub fn rtx_in_flight_segs(&self) -> u64 {
+        if self.rtx_bytes == 0 {
+            return 0;
+        }
+        self.segs.iter().filter(|r| r.rtx_in_flight).count() as u64
+    }
+
+    /// Linux `tcp_any_retrans_done`: a retransmission is in flight or the oldest outstanding
+    /// segment was ever retransmitted.
+    pub fn any_retrans_done(&self) -> bool {
+        self.rtx_bytes > 0 || self.segs.front().is_some_and(|r| r.retransmitted)
+    }
+
+    /// Linux `tcp_undo_cwnd_reduction(sk, true)`: no segment counts as lost any more, and
+    /// detection looks at the segments afresh on the next acknowledgement (`rack.advanced`).
+    pub fn unmark_all_lost(&mut self) {
+        for r in self.segs.iter_mut() {
+            r.lost = false;
+        }
+        self.lost_bytes = 0;
+        self.lost_queue.clear();
+        self.advanced = true;
+    }
+
+    /// Linux `tcp_undo_cwnd_reduction`: `rack.advanced = 1`, losses are looked at again.
+    pub fn force_detection(&mut self) {
+        self.advanced = true;
+    }
+
+    /// Linux `tcp_check_sack_reordering(sk, low_seq, 1)` from a timestamp-proven delayed
+    /// segment (`tcp_try_undo_partial`): reordering if data above `low_seq` was SACKed.
+    pub fn note_delayed_below_fack(&mut self, low_seq: u64) {
+        if low_seq < self.fack {
+            self.reordering_seen = true;
+        }
+    }
+
+    /// Linux `tcp_try_undo_dsack`: an undo by D-SACK keeps a widened reordering window for one
+    /// more recovery (at most 16).
+    pub fn extend_reo_wnd_persist(&mut self) {
+        self.reo_wnd_persist = (self.reo_wnd_persist + 1).min(RECOVERY_THRESH);
     }
 
     /// RFC 8985 s6.2 step 4 / Linux `tcp_rack_update_reo_wnd`, on an acknowledgement whose
@@ -411,8 +521,8 @@ impl Rack {
         }
     }
 
-    /// A recovery ended (Linux `tcp_try_undo_recovery` without an undo, which this sender
-    /// never does): one of the 16 recoveries that keep a widened window has passed.
+    /// A recovery ended without an undo (Linux `tcp_try_undo_recovery`): one of the 16
+    /// recoveries that keep a widened window has passed.
     pub fn on_recovery_exit(&mut self) {
         self.reo_wnd_persist = self.reo_wnd_persist.saturating_sub(1);
     }
@@ -609,18 +719,19 @@ mod tests {
         // Linux `tcp_rack_update_reo_wnd`: min_RTT 20 ms, so a step is 5 ms (reordering seen).
         let mut r = Rack::default();
         r.reordering_seen = true;
+        r.total_retrans_segs = 3;
         let wnd = |r: &Rack| r.reo_wnd_ps(false, 3, 20 * MS, 100 * MS);
         assert_eq!(wnd(&r), 5 * MS);
-        r.on_dsack((0, 1000), 1000);
+        r.on_dsack((0, 1000), 1000, 0);
         r.update_reo_wnd(10 * MS, None);
         assert_eq!(wnd(&r), 5 * MS, "waits for an acknowledgement that delivers");
         r.update_reo_wnd(11 * MS, Some(2 * MS));
         assert_eq!((r.reo_wnd_steps(), wnd(&r)), (2, 10 * MS));
         // A D-SACK answered by data sent before that step (less than a round trip later): no step.
-        r.on_dsack((1000, 2000), 1000);
+        r.on_dsack((1000, 2000), 1000, 0);
         r.update_reo_wnd(20 * MS, Some(10 * MS));
         assert_eq!(r.reo_wnd_steps(), 2);
-        r.on_dsack((2000, 3000), 1000);
+        r.on_dsack((2000, 3000), 1000, 0);
         r.update_reo_wnd(40 * MS, Some(12 * MS));
         assert_eq!((r.reo_wnd_steps(), wnd(&r)), (3, 15 * MS));
         // The cap at SRTT.
@@ -641,11 +752,60 @@ mod tests {
     fn a_dsack_of_the_probed_segment_says_the_probe_repaired_nothing() {
         let mut r = Rack::default();
         r.tlp_high_seq = Some(5000);
-        r.on_dsack((3000, 4000), 1000);
+        r.on_dsack((3000, 4000), 1000, 0);
         assert!(!r.dsack_tlp, "not the probe's segment");
-        r.on_dsack((1000, 5000), 1000);
+        r.on_dsack((1000, 5000), 1000, 0);
         assert!(!r.dsack_tlp, "longer than a segment");
-        r.on_dsack((4000, 5000), 1000);
+        r.on_dsack((4000, 5000), 1000, 0);
         assert!(r.dsack_tlp);
+    }
+
+    #[test]
+    fn only_dsacks_after_reordering_and_within_the_retransmissions_widen_the_window() {
+        // Linux >= 5.11 `tcp_dsack_seen`.
+        let mut r = sent(6, 0);
+        r.on_send(0, 1000, 30 * MS, false);
+        r.on_send(1000, 1000, 30 * MS, false);
+        r.on_dsack((0, 1000), 1000, 0);
+        assert!(!r.dsack_seen, "no reordering seen yet");
+        r.reordering_seen = true;
+        r.tlp_high_seq = Some(2000);
+        r.on_dsack((1000, 2000), 1000, 0);
+        assert!(!r.dsack_seen && r.dsack_tlp, "the probe's duplicate");
+        r.tlp_high_seq = None;
+        r.on_dsack((2000, 3000), 1000, 0);
+        assert!(!r.dsack_seen, "three duplicates of two retransmissions: not the sender's doing");
+        assert_eq!(r.dsacks, 3, "counted all the same");
+        r.on_send(2000, 1000, 31 * MS, false);
+        r.on_send(3000, 1000, 31 * MS, false);
+        r.on_dsack((3000, 4000), 1000, 0);
+        assert!(r.dsack_seen);
+    }
+
+    #[test]
+    fn a_dsack_counts_against_the_undo_only_for_retransmitted_data() {
+        let mut r = sent(6, 0);
+        let mut u = Undo::default();
+        u.begin(0, 0, Some((6000, 6000)), false);
+        r.undo = Some(u);
+        r.on_send(1000, 1000, 30 * MS, false);
+        r.on_send(2000, 1000, 30 * MS, false);
+        r.on_send(0, 1000, 30 * MS, false);
+        r.probing = true;
+        r.on_send(5000, 1000, 31 * MS, false);
+        r.probing = false;
+        let undo = |r: &Rack| r.undo.unwrap();
+        // Three counted retransmissions (the probe is not one). A D-SACK of a segment that was
+        // never retransmitted, then of three that were.
+        r.on_dsack((4000, 5000), 1000, 0);
+        r.on_dsack((0, 1000), 1000, 0);
+        assert!(!undo(&r).all_retransmissions_duplicate());
+        r.on_dsack((1000, 2000), 1000, 0);
+        assert!(!undo(&r).all_retransmissions_duplicate());
+        // The second after the cumulative acknowledgement passed it ("dumb counting").
+        r.on_ack(3000, &[], 40 * MS, 10 * MS);
+        r.on_dsack((2000, 3000), 1000, 3000);
+        assert!(undo(&r).all_retransmissions_duplicate());
+        assert!(undo(&r).may_undo(u64::MAX), "the D-SACKs alone prove it");
     }
 }

@@ -35,6 +35,10 @@ struct Outcome {
     reordering_seen: bool,
     /// (D-SACKs received, reo_wnd's multiplier at the end).
     dsack: (u64, u8),
+    /// (fast recoveries undone, timeouts undone).
+    undone: (u64, u64),
+    /// ssthresh at the end, bytes.
+    ssthresh_end: u64,
 }
 
 /// Sends `segments` segments with `recovery` (PRR on) along the scripted path.
@@ -47,6 +51,12 @@ fn run_dsack(recovery: Recovery, segments: u64, script: &Script) -> Outcome {
     run_with(recovery, segments, segments, NEVER, script, true).0
 }
 
+/// A RACK-TLP transfer with undo (`tcp.undo`) on or off, the receiver sending D-SACKs if
+/// `dsack`.
+fn run_undo(segments: u64, script: &Script, dsack: bool, undo: bool) -> Outcome {
+    run_full(Recovery::RackTlp, segments, segments, NEVER, script, dsack, undo).0
+}
+
 /// [`run`] with an application that offers `first` segments at the start and the rest at
 /// `rest_at`; also returns ssthresh just before `rest_at`, and at the end.
 fn run_offered(recovery: Recovery, segments: u64, first: u64, rest_at: SimTime, script: &Script) -> (Outcome, u64, u64) {
@@ -55,9 +65,15 @@ fn run_offered(recovery: Recovery, segments: u64, first: u64, rest_at: SimTime, 
 
 /// [`run_offered`], the receiver sending D-SACKs if `dsack`.
 fn run_with(recovery: Recovery, segments: u64, first: u64, rest_at: SimTime, script: &Script, dsack: bool) -> (Outcome, u64, u64) {
+    run_full(recovery, segments, first, rest_at, script, dsack, false)
+}
+
+/// [`run_with`], the sender undoing spurious reductions if `undo`.
+fn run_full(recovery: Recovery, segments: u64, first: u64, rest_at: SimTime, script: &Script, dsack: bool, undo: bool) -> (Outcome, u64, u64) {
     let (mut es, mut er) = (Harness::new("test"), Harness::new("test"));
     let s_settings = settings(recovery, true);
     let mut s = sender(s_settings, 10, segments * M);
+    s.set_undo(undo);
     let mut r = receiver_with(ReceiverSettings { dsack, ..receiver_settings(false, s_settings.sack) });
     es.call(|c| {
         s.offer(first * M, c);
@@ -120,7 +136,18 @@ fn run_with(recovery: Recovery, segments: u64, first: u64, rest_at: SimTime, scr
         }
     }
     let rep = s.report();
-    let out = Outcome { completion_ps: es.now, timeouts: rep.timeouts, fast_retx: rep.fast_retx, retx_pkts: rep.retx_pkts, rack: s.rack_counts(), reordering_seen: s.rack_reordering_seen(), dsack: s.rack_dsack_state() };
+    let rk = rep.rack.unwrap_or_default();
+    let out = Outcome {
+        completion_ps: es.now,
+        timeouts: rep.timeouts,
+        fast_retx: rep.fast_retx,
+        retx_pkts: rep.retx_pkts,
+        rack: (rk.probes, rk.probe_recoveries, rk.marked_lost_segs),
+        reordering_seen: s.rack_reordering_seen(),
+        dsack: (rk.dsacks, s.rack_reo_wnd_steps()),
+        undone: (rk.recoveries_undone, rk.timeouts_undone),
+        ssthresh_end: s.cc().ssthresh_bytes(),
+    };
     (out, ssthresh_before, s.cc().ssthresh_bytes())
 }
 
@@ -264,4 +291,76 @@ fn dsacks_widen_the_reordering_window_so_that_repeated_reordering_stops_costing_
     assert!(widened.dsack.1 >= 3, "at least three steps: {widened:?}");
     assert!(widened.retx_pkts <= 4, "the late segments after the window grew are not resent: {widened:?}");
     assert!(widened.completion_ps < plain.completion_ps, "{widened:?} {plain:?}");
+}
+
+/// The reordering of the D-SACK test above without its first, harmless reordering: segments
+/// 50, 100, ..., 350 arrive 15 ms late. Each is deemed lost and resent, and each resend starts a
+/// recovery that cuts the window.
+fn late_every_50(idx: u64, k: u32) -> Option<SimTime> {
+    Some(if k == 0 && (50..=350).contains(&idx) && idx % 50 == 0 { 15 * MS } else { 0 })
+}
+
+#[test]
+fn recoveries_that_the_timestamps_show_were_spurious_are_undone() {
+    // The late original fills the hole before its resend arrives: the acknowledgement it
+    // triggers echoes its timestamp, from before the resend (Eifel, RFC 3522; Linux
+    // `tcp_try_undo_partial`), so the recovery is undone at once, without D-SACK.
+    let cut = run_undo(400, &late_every_50, false, false);
+    // (Without undo two of the resends fall into one recovery.)
+    assert_eq!((cut.fast_retx, cut.retx_pkts, cut.undone), (6, 7, (0, 0)), "{cut:?}");
+    assert!(cut.ssthresh_end < 1 << 40, "six halvings: {cut:?}");
+    let undone = run_undo(400, &late_every_50, false, true);
+    assert_eq!((undone.fast_retx, undone.retx_pkts, undone.timeouts), (7, 7, 0), "{undone:?}");
+    assert_eq!(undone.undone, (7, 0), "every recovery undone: {undone:?}");
+    // The first recovery began in slow start, whose unbounded ssthresh the undo restores; so
+    // does each later undo, and the flow never leaves slow start.
+    assert!(undone.ssthresh_end > 1 << 60, "{undone:?}");
+    assert!(undone.reordering_seen, "a delayed original below SACKed data is reordering: {undone:?}");
+    // At one segment per millisecond, 400 segments take 400 ms at best: the undone transfer
+    // ends near that, the cut one about 320 ms later.
+    assert!(undone.completion_ps < 450 * MS && cut.completion_ps > 700 * MS, "{undone:?} {cut:?}");
+}
+
+#[test]
+fn dsacks_of_every_resend_undo_a_recovery_and_widen_the_window_once_reordering_is_seen() {
+    // With D-SACK as well: the first recovery is undone (the timestamp already shows it), and
+    // the undo marks reordering as seen, from which the D-SACKs widen the reordering window.
+    let both = run_undo(400, &late_every_50, true, true);
+    assert_eq!(both.undone.0, both.fast_retx, "{both:?}");
+    assert!(both.dsack.1 >= 2, "the window widened: {both:?}");
+    assert!(both.retx_pkts <= 3, "fewer resends than the 7 without D-SACK: {both:?}");
+    assert!(both.ssthresh_end > 1 << 60, "{both:?}");
+}
+
+#[test]
+fn a_real_loss_is_not_undone() {
+    // Segment 30 is lost: the hole is filled by the resend, whose timestamp the
+    // acknowledgement echoes, and no D-SACK comes back.
+    let script = |idx: u64, k: u32| if k == 0 && idx == 30 { None } else { Some(0) };
+    let r = run_undo(200, &script, true, true);
+    assert_eq!((r.fast_retx, r.retx_pkts, r.undone, r.dsack.0), (1, 1, (0, 0), 0), "{r:?}");
+    assert!(r.ssthresh_end < 1 << 40, "the window stays cut: {r:?}");
+    // A burst of losses and a lost retransmission alike.
+    let script = |idx: u64, k: u32| if (k == 0 && [60, 63, 66].contains(&idx)) || (idx == 90 && k < 2) { None } else { Some(0) };
+    let r = run_undo(200, &script, true, true);
+    assert_eq!(r.undone, (0, 0), "{r:?}");
+}
+
+#[test]
+fn a_timeout_that_the_timestamps_show_was_spurious_is_undone_and_the_go_back_n_stops() {
+    // From segment 100 on the path is 400 ms longer (every transmission, resends too): the
+    // acknowledgements stop for longer than the RTO, which fires and resends segment 100. The
+    // original arrives first; its acknowledgement echoes a timestamp from before the resend
+    // (Eifel; Linux `tcp_process_loss` -> `tcp_try_undo_loss`). Without undo the sender goes
+    // back N from one segment and resends the whole window; with it the resends stop there and
+    // the window and ssthresh come back.
+    let script = |idx: u64, _k: u32| Some(if idx >= 100 { 400 * MS } else { 0 });
+    let cut = run_undo(400, &script, false, false);
+    assert_eq!((cut.timeouts, cut.undone), (1, (0, 0)), "{cut:?}");
+    assert!(cut.retx_pkts > 100, "{cut:?}");
+    let undone = run_undo(400, &script, false, true);
+    assert_eq!((undone.timeouts, undone.undone.1), (1, 1), "{undone:?}");
+    assert!(undone.retx_pkts <= 5, "{undone:?}");
+    assert!(undone.ssthresh_end > 1 << 60, "back in slow start: {undone:?}");
+    assert!(undone.completion_ps + 1000 * MS < cut.completion_ps, "{undone:?} {cut:?}");
 }

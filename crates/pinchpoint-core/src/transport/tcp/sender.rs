@@ -608,6 +608,13 @@ impl TcpSender {
         self.rwnd = rwnd_bytes;
     }
 
+    /// Undo spurious window reductions (`tcp.undo`, `undo.rs`); only a RACK-TLP sender does.
+    pub fn set_undo(&mut self, on: bool) {
+        if let Some(r) = self.rack.as_mut() {
+            r.undo = on.then(super::undo::Undo::default);
+        }
+    }
+
     /// The congestion controller.
     pub fn cc(&self) -> &AnyCc {
         &self.cc
@@ -998,7 +1005,7 @@ impl TcpSender {
             if pkt.sack.dsack {
                 // RFC 2883: only RACK reads D-SACKs here (`tcp.dsack` needs `rack_tlp`).
                 if let (Some(r), Some(dup)) = (self.rack.as_mut(), pkt.sack.dsack_range(pkt.ack)) {
-                    r.on_dsack(dup, self.s.mss as u64);
+                    r.on_dsack(dup, self.s.mss as u64, self.snd_una);
                 }
             }
             let mut newly = self.rate.as_mut().map(|r| &mut r.newly_sacked);
@@ -1036,10 +1043,11 @@ impl TcpSender {
                     // RFC 6582 s3.2 step 3 (full ack) / RFC 5681 (any new ack): leave recovery,
                     // window = ssthresh.
                     self.in_recovery = false;
-                    self.cc.on_recovery_exit(ctx.now);
-                    if let Some(r) = self.rack.as_mut() {
-                        r.on_recovery_exit();
+                    if self.rack.is_some() {
+                        // Linux `tcp_try_undo_recovery` (`rack_sender.rs`).
+                        self.rack_on_recovery_end(pkt.ts_echo, ece, ctx.now);
                     }
+                    self.cc.on_recovery_exit(ctx.now);
                 } else {
                     // RFC 6582 s3.2 step 5: partial ack. Retransmit the next hole, deflate the
                     // window by the amount acknowledged and add back one segment.
@@ -1144,7 +1152,7 @@ impl TcpSender {
         }
         if self.rack.is_some() {
             // RACK-TLP's loss detection, sending and timer (`sender/rack_sender.rs`).
-            return self.rack_end_of_ack(ack, in_flight_before, delivered, ctx);
+            return self.rack_end_of_ack(ack, in_flight_before, delivered, pkt, ctx);
         }
         if (self.in_recovery | self.in_cwr) && self.s.recovery.reads_sack() && self.s.prr {
             self.prr_on_ack(delivered);
@@ -1182,6 +1190,9 @@ impl TcpSender {
         // window). ns-3 3.44 does not start a fast recovery in CA_CWR at all (a documented
         // difference).
         let from_cwr = std::mem::replace(&mut self.in_cwr, false);
+        if self.rack.is_some() {
+            self.rack_begin_undo(from_cwr, false);
+        }
         if !from_cwr {
             self.cc.on_loss(flight, self.s.mss, ctx.now);
             // RFC 6937 s3: initialise at the start of recovery.
@@ -1263,6 +1274,10 @@ impl TcpSender {
             // with RecoverFS the data outstanding, as for a loss here (Linux takes the window).
             self.in_cwr = true;
             self.cwr_high = self.snd_max;
+            if let Some(u) = self.rack.as_mut().and_then(|r| r.undo.as_mut()) {
+                // Linux `tcp_enter_cwr`: congestion is proven, the last episode stays.
+                u.cancel();
+            }
             self.prr_delivered = 0;
             self.prr_out = 0;
             self.recover_fs = flight;
@@ -1295,6 +1310,9 @@ impl TcpSender {
             return;
         }
         self.counters_mut().timeouts += 1;
+        if self.rack.is_some() {
+            self.rack_begin_timeout_undo();
+        }
         // RFC 5681 eq. 4 halves FlightSize. After a NewReno recovery that inflated the window,
         // snd_max - snd_una also counts segments already lost or received out of order, which
         // RFC 6675's pipe (and ns-3's scoreboard) exclude; Linux halves cwnd instead. Half of
@@ -1358,7 +1376,14 @@ impl TcpSender {
             rtt_std_ps: if c.rtt_samples > 0 { (c.rtt_m2_ps2 / c.rtt_samples as f64).max(0.0).sqrt() } else { 0.0 },
             rate_bps: 0.0,
             handshake: None,
-            rack: self.rack.as_ref().map(|r| super::rack::RackReport { probes: r.probes, probe_recoveries: r.probe_recoveries, marked_lost_segs: r.marked_lost, dsacks: r.dsacks }),
+            rack: self.rack.as_ref().map(|r| super::rack::RackReport {
+                probes: r.probes,
+                probe_recoveries: r.probe_recoveries,
+                marked_lost_segs: r.marked_lost,
+                dsacks: r.dsacks,
+                recoveries_undone: r.undo.map_or(0, |u| u.recoveries_undone),
+                timeouts_undone: r.undo.map_or(0, |u| u.timeouts_undone),
+            }),
         }
     }
 }

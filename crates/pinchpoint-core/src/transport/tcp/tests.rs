@@ -887,7 +887,7 @@ fn a_rack_sender_s_rate_sample_carries_the_losses_rack_marks_on_the_same_acknowl
         e.call(|c| s.on_ack(&ack_pkt(M, &[(2 * M, (k + 1) * M)], 0), c));
         let rs = s.last_rate_sample().unwrap();
         assert_eq!(rs.now, e.now, "every acknowledgement here gives a sample");
-        samples.push((rs.newly_lost_bytes, rs.in_flight_bytes, s.rack_counts().2));
+        samples.push((rs.newly_lost_bytes, rs.in_flight_bytes, s.report().rack.map_or(0, |r| r.marked_lost_segs)));
     }
     // In flight = outstanding - SACKed - lost, before this acknowledgement's transmissions:
     // the acknowledgement at 10 ms left 11 segments outstanding (slow start, window 11), and

@@ -217,6 +217,13 @@ impl<T: FractionalControl> CongestionControl for T {
             w.ssthresh = r.ssthresh_bytes as f64;
         }
     }
+    /// ns-2 has no undo; a RACK-TLP sender's undo restores these windows as Linux's
+    /// `tcp_reno_undo_cwnd` does: max(cwnd, prior cwnd), ssthresh raised to its prior value.
+    fn on_undo(&mut self, u: &super::super::undo::UndoWindow) {
+        let w = self.window_mut();
+        w.cwnd = w.cwnd.max(u.prior_cwnd_bytes as f64);
+        w.ssthresh = w.ssthresh.max(u.prior_ssthresh_bytes as f64);
+    }
 }
 
 /// AIMD(a, b).

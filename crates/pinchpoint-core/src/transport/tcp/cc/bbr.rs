@@ -677,6 +677,14 @@ impl CongestionControl for BbrModel {
     /// Never called (see [`Bbr`]'s).
     fn on_idle_restart(&mut self, _r: &super::IdleRestart) {}
 
+    /// Linux `bbr_undo_cwnd`: the slow-down was spurious, so full-bandwidth detection starts
+    /// over (`full_bw`, `full_bw_cnt`); the window is BBR's own and stays as it is (Linux returns
+    /// `snd_cwnd`; the prior ssthresh it then restores is not read by BBR).
+    fn on_undo(&mut self, _u: &super::super::undo::UndoWindow) {
+        self.full_bw = 0.0;
+        self.full_bw_cnt = 0;
+    }
+
     fn pacing_rate_bps(&self) -> Option<f64> {
         Some(self.pacing_rate_bps)
     }
@@ -752,6 +760,9 @@ impl CongestionControl for Bbr {
     /// `cong_control` (`tcp_slow_start_after_idle_check`), as BBR is, and validation refuses
     /// `tcp.slow_start_after_idle` with cc = "bbr".
     fn on_idle_restart(&mut self, _r: &super::IdleRestart) {}
+    fn on_undo(&mut self, u: &super::super::undo::UndoWindow) {
+        self.0.on_undo(u)
+    }
     fn set_rng(&mut self, rng: SimRng) {
         self.0.set_rng(rng)
     }

@@ -482,6 +482,13 @@ impl CongestionControl for Cubic {
     /// Linux's CUBIC ignores CA_EVENT_CWND_RESTART and takes the restarted window as it is. The
     /// epoch shift Linux makes at the restart's first send (CA_EVENT_TX_START, below) is made
     /// here, because the restart resets the sender's idle clock.
+    /// Linux's CUBIC undoes as Reno (`tcp_reno_undo_cwnd`): max(cwnd, prior cwnd), ssthresh
+    /// raised to its prior value; W_max and the epoch stay as the reduction left them, so the
+    /// next congestion-avoidance epoch starts from the restored window.
+    fn on_undo(&mut self, u: &super::super::undo::UndoWindow) {
+        self.cwnd = self.cwnd.max(u.prior_cwnd_bytes as f64);
+        self.ssthresh = self.ssthresh.max(u.prior_ssthresh_bytes);
+    }
     fn on_idle_restart(&mut self, r: &super::IdleRestart) {
         if r.cwnd_bytes != self.cwnd as u64 {
             self.cwnd = r.cwnd_bytes as f64;

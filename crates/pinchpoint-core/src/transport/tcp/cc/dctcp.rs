@@ -127,6 +127,11 @@ impl CongestionControl for Dctcp {
     fn on_idle_restart(&mut self, r: &super::IdleRestart) {
         self.w.restart_after_idle(r);
     }
+    /// Linux `dctcp_cwnd_undo`: max(cwnd, loss_cwnd), the window at the reduction, which is
+    /// the episode's prior window; alpha is kept.
+    fn on_undo(&mut self, u: &super::super::undo::UndoWindow) {
+        self.w.undo(u);
+    }
 }
 
 #[cfg(test)]

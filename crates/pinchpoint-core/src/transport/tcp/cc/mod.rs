@@ -208,6 +208,13 @@ pub trait CongestionControl {
     /// controller says what an idle restart means to it. Called only with
     /// `tcp.slow_start_after_idle`, which validation refuses for "bbr" and "none".
     fn on_idle_restart(&mut self, r: &IdleRestart);
+    /// The last window reduction proved spurious (`tcp.undo`; Linux `tcp_undo_cwnd_reduction`):
+    /// restore what `u` holds, the window and ssthresh when the episode began. Linux sets cwnd
+    /// to the module's `undo_cwnd` (for Reno, CUBIC, Vegas and Scalable `tcp_reno_undo_cwnd`:
+    /// max(cwnd, prior_cwnd)) and raises ssthresh to prior_ssthresh if that is higher. No
+    /// default: each controller says what an undo means to it. Called only for RACK-TLP senders,
+    /// never after a reduction an ECN echo caused.
+    fn on_undo(&mut self, u: &super::undo::UndoWindow);
     /// A data segment is about to leave with nothing in flight, `idle_ps` after the last one
     /// (Linux's `CA_EVENT_TX_START` from `tcp_event_data_sent`, idle time `now - lsndtime`).
     /// Called only when [`Self::wants_tx_start`] says so. Default: nothing.
@@ -266,6 +273,7 @@ macro_rules! cc_dispatch {
             #[inline] fn on_ack_in_reduction(&mut self, a: &AckSample) { match self { $( $Any::$variant(c) => c.on_ack_in_reduction(a), )* } }
             #[inline] fn answers_ecn(&self) -> bool { match self { $( $Any::$variant(c) => c.answers_ecn(), )* } }
             fn on_idle_restart(&mut self, r: &IdleRestart) { match self { $( $Any::$variant(c) => c.on_idle_restart(r), )* } }
+            fn on_undo(&mut self, u: &super::undo::UndoWindow) { match self { $( $Any::$variant(c) => c.on_undo(u), )* } }
             fn on_tx_start(&mut self, n: SimTime, i: SimTime) { match self { $( $Any::$variant(c) => c.on_tx_start(n, i), )* } }
             #[inline] fn wants_tx_start(&self) -> bool { match self { $( $Any::$variant(c) => c.wants_tx_start(), )* } }
             #[inline] fn on_rate_sample(&mut self, rs: &RateSample) { match self { $( $Any::$variant(c) => c.on_rate_sample(rs), )* } }
@@ -329,6 +337,7 @@ impl<T: CongestionControl> CongestionControl for Boxed<T> {
     #[inline] fn on_ack_in_reduction(&mut self, a: &AckSample) { self.0.on_ack_in_reduction(a) }
     #[inline] fn answers_ecn(&self) -> bool { self.0.answers_ecn() }
     fn on_idle_restart(&mut self, r: &IdleRestart) { self.0.on_idle_restart(r) }
+    fn on_undo(&mut self, u: &super::undo::UndoWindow) { self.0.on_undo(u) }
     fn on_tx_start(&mut self, n: SimTime, i: SimTime) { self.0.on_tx_start(n, i) }
     #[inline] fn wants_tx_start(&self) -> bool { self.0.wants_tx_start() }
     #[inline] fn pacing_rate_bps(&self) -> Option<f64> { self.0.pacing_rate_bps() }
@@ -394,6 +403,30 @@ mod repeated_timeout_tests {
         let first = cc.ssthresh_bytes();
         cc.on_repeated_timeout(1000, 1);
         (first, cc.ssthresh_bytes(), cc.cwnd_bytes())
+    }
+
+    #[test]
+    fn an_undo_gives_every_window_controller_its_window_and_ssthresh_back() {
+        // Linux `tcp_undo_cwnd_reduction`: cwnd = max(cwnd, prior_cwnd), ssthresh raised to
+        // prior_ssthresh. A 40-segment initial window (ssthresh unbounded), a loss, then the
+        // undo of that loss.
+        for kind in CC_KINDS {
+            let cfg: CcConfig = serde_json::from_value(serde_json::json!(kind)).expect("a bare name is a config");
+            let mut cc = AnyCc::build(&cfg, CcInit { mss: 1000, init_cwnd_pkts: 40 });
+            let (cwnd, ssthresh) = (cc.cwnd_bytes(), cc.ssthresh_bytes());
+            cc.on_loss(40_000, 1000, 0);
+            let (cut_cwnd, cut_ssthresh) = (cc.cwnd_bytes(), cc.ssthresh_bytes());
+            cc.on_undo(&crate::transport::tcp::undo::UndoWindow { now: 1, prior_cwnd_bytes: cwnd, prior_ssthresh_bytes: ssthresh });
+            match *kind {
+                // No window; BBR's window is its own (`bbr_undo_cwnd` returns it unchanged).
+                "none" => {}
+                "bbr" => assert_eq!(cc.cwnd_bytes(), cut_cwnd, "{kind}"),
+                _ => {
+                    assert!(cut_cwnd < cwnd && cut_ssthresh < ssthresh, "{kind}: the loss cut nothing");
+                    assert_eq!((cc.cwnd_bytes(), cc.ssthresh_bytes()), (cwnd, ssthresh), "{kind}");
+                }
+            }
+        }
     }
 
     #[test]

@@ -79,6 +79,8 @@ impl CongestionControl for NoCc {
     /// Never called: there is no congestion window to restart, and validation refuses
     /// `tcp.slow_start_after_idle` with cc = "none".
     fn on_idle_restart(&mut self, _r: &super::IdleRestart) {}
+    /// No window was reduced: nothing to restore.
+    fn on_undo(&mut self, _u: &super::super::undo::UndoWindow) {}
 }
 
 

@@ -87,6 +87,14 @@ impl RenoWindow {
         self.ssthresh = r.ssthresh_bytes;
     }
 
+    /// Linux `tcp_undo_cwnd_reduction` with `tcp_reno_undo_cwnd`: the window back to at least
+    /// what it was, ssthresh back up to its prior value. The count towards the next increase is
+    /// kept (Linux leaves `snd_cwnd_cnt`).
+    pub fn undo(&mut self, u: &super::super::undo::UndoWindow) {
+        self.cwnd = self.cwnd.max(u.prior_cwnd_bytes);
+        self.ssthresh = self.ssthresh.max(u.prior_ssthresh_bytes);
+    }
+
     /// RFC 5681 eq. 4: ssthresh = max(FlightSize / 2, 2 * SMSS); fast recovery starts at ssthresh.
     pub fn halve(&mut self, in_flight: u64, mss: u32) {
         let s = (in_flight / 2).max(2 * mss as u64);
@@ -140,6 +148,9 @@ impl CongestionControl for Reno {
     }
     fn on_repeated_timeout(&mut self, mss: u32, _now: SimTime) {
         self.w.collapse_again(mss);
+    }
+    fn on_undo(&mut self, u: &super::super::undo::UndoWindow) {
+        self.w.undo(u);
     }
     /// Linux's Reno has no `cwnd_event`: the window is all there is.
     fn on_idle_restart(&mut self, r: &super::IdleRestart) {

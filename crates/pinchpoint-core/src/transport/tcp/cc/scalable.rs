@@ -99,6 +99,10 @@ impl CongestionControl for Scalable {
     fn on_idle_restart(&mut self, r: &super::IdleRestart) {
         self.w.restart_after_idle(r);
     }
+    /// Linux's `tcp_scalable` undoes as Reno (`tcp_reno_undo_cwnd`).
+    fn on_undo(&mut self, u: &super::super::undo::UndoWindow) {
+        self.w.undo(u);
+    }
 }
 
 #[cfg(test)]

@@ -140,6 +140,10 @@ impl CongestionControl for Vegas {
     /// Linux's `tcp_vegas_cwnd_event` answers CA_EVENT_CWND_RESTART (and TX_START) with
     /// `tcp_vegas_init`: BaseRTT is forgotten (the path may have changed while idle) and a new
     /// round starts at snd_nxt with no RTT samples (`vegas_enable`).
+    /// Linux's Vegas undoes as Reno (`tcp_reno_undo_cwnd`); its round state is kept.
+    fn on_undo(&mut self, u: &super::super::undo::UndoWindow) {
+        self.w.undo(u);
+    }
     fn on_idle_restart(&mut self, r: &super::IdleRestart) {
         self.w.restart_after_idle(r);
         self.base_rtt_ps = SimTime::MAX;

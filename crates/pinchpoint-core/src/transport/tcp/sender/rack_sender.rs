@@ -7,6 +7,7 @@
 use super::super::cc::CongestionControl;
 use super::super::rack::{TimerMode, PTO_NO_RTT_PS, TIMEOUT_MIN_PS};
 use super::TcpSender;
+use crate::net::packet::{flags, Packet};
 use crate::sim::SimTime;
 use crate::transport::{TransportCtx, TIMER_RTO};
 
@@ -41,7 +42,8 @@ impl TcpSender {
             if r.pipe(self.snd_una, self.snd_max) + mss > cwnd {
                 break;
             }
-            let lost = r.next_lost();
+            // Linux `tcp_try_undo_partial` holding: new data only on this acknowledgement.
+            let lost = if r.hold_retransmits { None } else { r.next_lost() };
             if self.paced_out(ctx) {
                 return;
             }
@@ -61,12 +63,16 @@ impl TcpSender {
     /// The end of an acknowledgement for a RACK-TLP sender (the part of `on_ack` after the
     /// window update): loss detection, PRR, sending, then the timer.
     #[inline(never)]
-    pub(super) fn rack_end_of_ack(&mut self, ack: u64, in_flight_before: u64, delivered: u64, ctx: &mut TransportCtx) {
-        self.rack_on_ack(ack, in_flight_before, ctx);
+    pub(super) fn rack_end_of_ack(&mut self, ack: u64, in_flight_before: u64, delivered: u64, pkt: &Packet, ctx: &mut TransportCtx) {
+        self.rack_on_ack(ack, in_flight_before, pkt, ctx);
         if (self.in_recovery | self.in_cwr) && self.s.prr {
             self.prr_on_ack(delivered);
         }
         self.rack_send_what_is_allowed(ctx);
+        if let Some(r) = self.rack.as_mut() {
+            r.hold_retransmits = false;
+            r.ece_ack = false;
+        }
         self.rack_arm_timer(true, ctx);
     }
 
@@ -110,10 +116,13 @@ impl TcpSender {
     /// `ack` is the acknowledgement's cumulative ack, `in_flight_before` what was outstanding
     /// before it.
     #[inline(never)]
-    fn rack_on_ack(&mut self, ack: u64, in_flight_before: u64, ctx: &mut TransportCtx) {
+    fn rack_on_ack(&mut self, ack: u64, in_flight_before: u64, pkt: &Packet, ctx: &mut TransportCtx) {
         let now = ctx.now;
         let min_rtt = self.min_rtt_ps();
         let una_before = self.snd_max - in_flight_before;
+        // Linux CA_Loss when the acknowledgement arrived: after a timeout, until snd_una passes
+        // what was outstanding then.
+        let loss_state = self.recover_after_rto && self.recover.is_some_and(|r| una_before < r);
         let (srtt, dupthresh, in_recovery, snd_una) = (self.srtt, self.s.dupack_threshold, self.in_recovery, self.snd_una);
         let Some(r) = self.rack.as_mut() else { return };
         // The estimator (always present with RACK) holds this acknowledgement's newly SACKed
@@ -130,10 +139,16 @@ impl TcpSender {
         if tlp_cut {
             self.tlp_reduce(in_flight_before, now);
         }
+        if self.rack.as_ref().is_some_and(|r| r.undo.is_some()) {
+            // Linux `tcp_fastretrans_alert`: the undo tests come before loss detection.
+            let ece = self.s.ecn.on() && pkt.flags & flags::ECE != 0;
+            self.rack_try_undo(ack > una_before, una_before, loss_state, pkt.ts_echo, ece, now);
+        }
         let Some(r) = self.rack.as_mut() else { return };
         let lost_bytes_before = r.marked_lost_bytes;
-        // Linux `tcp_rack_mark_lost`: only if RACK.xmit_ts advanced.
-        if r.take_advanced() {
+        // Linux `tcp_rack_mark_lost`: only if RACK.xmit_ts advanced (and not while a partial
+        // undo holds, `tcp_try_undo_partial` returning before `tcp_identify_packet_loss`).
+        if !r.hold_retransmits && r.take_advanced() {
             let reo_wnd = r.reo_wnd_ps(in_recovery, dupthresh, min_rtt, srtt);
             r.reo_wait_ps = r.detect_loss(now, reo_wnd);
         }
@@ -269,7 +284,13 @@ impl TcpSender {
         } else if let Some((start, end)) = self.rack.as_ref().and_then(|r| r.last_segment()) {
             let len = (end - start).min(mss) as u32;
             let seq = end - len as u64;
+            if let Some(r) = self.rack.as_mut() {
+                r.probing = true;
+            }
             self.send_segment_len(seq, len, ctx);
+            if let Some(r) = self.rack.as_mut() {
+                r.probing = false;
+            }
             true
         } else {
             return self.rearm_remaining_rto(ctx);
@@ -318,15 +339,162 @@ impl TcpSender {
         self.rearm_remaining_rto(ctx);
     }
 
-    /// Probes sent, probes that repaired a loss, and segments RACK marked lost (tests and
-    /// reports); zeros without RACK.
-    pub fn rack_counts(&self) -> (u64, u64, u64) {
-        self.rack.as_ref().map_or((0, 0, 0), |r| (r.probes, r.probe_recoveries, r.marked_lost))
+    /// Linux `tcp_current_ssthresh`: ssthresh during a reduction, else at least 3/4 of the
+    /// window (what an undo may restore).
+    fn current_ssthresh(&self) -> u64 {
+        let (cwnd, ssthresh) = (self.cc.cwnd_bytes(), self.cc.ssthresh_bytes());
+        if self.in_recovery || self.in_cwr {
+            ssthresh
+        } else {
+            ssthresh.max(cwnd / 2 + cwnd / 4)
+        }
     }
 
-    /// D-SACKs received and the reordering window's multiplier (0 and 1 without RACK).
-    pub fn rack_dsack_state(&self) -> (u64, u8) {
-        self.rack.as_ref().map_or((0, 1), |r| (r.dsacks, r.reo_wnd_steps()))
+    /// A fast recovery begins (Linux `tcp_enter_recovery`: `tcp_init_undo`, and the window to
+    /// restore unless the recovery continues an ECN reduction or this acknowledgement carries
+    /// an ECN echo). Called before the controller cuts the window.
+    pub(super) fn rack_begin_undo(&mut self, from_cwr: bool, timeout: bool) {
+        let prior = (self.cc.cwnd_bytes(), self.current_ssthresh());
+        let snd_una = self.snd_una;
+        let Some(r) = self.rack.as_mut() else { return };
+        let (ece, rtx) = (r.ece_ack, r.rtx_in_flight_segs());
+        if let Some(u) = r.undo.as_mut() {
+            u.begin(snd_una, rtx, (!from_cwr && !ece).then_some(prior), timeout);
+        }
+    }
+
+    /// A retransmission timeout (Linux `tcp_enter_loss`): a new episode, with the window to
+    /// restore, unless the timeout falls inside one whose reduction stands (a fast recovery or
+    /// an ECN reduction under way, or a repeated timeout of the same segment). Called before
+    /// the state changes.
+    pub(super) fn rack_begin_timeout_undo(&mut self) {
+        let in_loss = self.in_timeout_recovery();
+        let new_episode = (!self.in_recovery && !self.in_cwr && !in_loss) || (in_loss && !self.head_resent_by_timer);
+        if !new_episode {
+            return;
+        }
+        // The marks were cleared by the timeout (`Rack::on_rto`): nothing counts as resent yet.
+        let prior = (self.cc.cwnd_bytes(), self.current_ssthresh());
+        let snd_una = self.snd_una;
+        if let Some(u) = self.rack.as_mut().and_then(|r| r.undo.as_mut()) {
+            u.begin(snd_una, 0, Some(prior), true);
+        }
+    }
+
+    /// A fast recovery ended on a full acknowledgement (Linux `tcp_try_undo_recovery`): undone
+    /// if every retransmission was reported as a duplicate or the acknowledgement echoes a
+    /// timestamp from before the first one; else one of the recoveries that keep a widened
+    /// reordering window has passed.
+    pub(super) fn rack_on_recovery_end(&mut self, ts_echo: SimTime, ece: bool, now: SimTime) {
+        let Some(r) = self.rack.as_mut() else { return };
+        if ece {
+            // Linux step A: an ECN echo proves congestion; an undo leaves the window cut.
+            if let Some(u) = r.undo.as_mut() {
+                u.forbid_window_undo();
+            }
+        }
+        let Some(u) = r.undo.as_mut().filter(|u| u.may_undo(ts_echo)) else {
+            r.on_recovery_exit();
+            return;
+        };
+        let w = u.take(now);
+        r.force_detection();
+        if let Some(w) = w {
+            self.cc.on_undo(&w);
+        }
+    }
+
+    /// The undo tests of one acknowledgement before loss detection (Linux
+    /// `tcp_fastretrans_alert`): after a timeout `tcp_try_undo_loss`; in a fast recovery
+    /// `tcp_try_undo_partial` on a partial acknowledgement, then `tcp_try_undo_dsack`; outside
+    /// both, `tcp_try_undo_dsack` for a late D-SACK. An undo inside an episode ends it: the
+    /// sender is out of recovery (a loss still marked may start a new one at once, as in
+    /// Linux); after a timeout the go-back-N stops, since the segments it has not yet resent
+    /// are not lost.
+    #[cold]
+    #[inline(never)]
+    fn rack_try_undo(&mut self, una_advanced: bool, una_before: u64, loss_state: bool, ts_echo: SimTime, ece: bool, now: SimTime) {
+        let snd_una = self.snd_una;
+        let recovered = self.recover.is_none_or(|r| snd_una >= r);
+        let (in_recovery, in_cwr) = (self.in_recovery, self.in_cwr);
+        let Some(r) = self.rack.as_mut() else { return };
+        r.ece_ack = ece;
+        let any_retrans_done = r.any_retrans_done();
+        let rtx_out = r.rtx_in_flight_segs() > 0;
+        let Some(mut u) = r.undo else { return };
+        if ece {
+            // Linux step A: an ECN echo proves congestion; the reduction stays.
+            u.forbid_window_undo();
+        }
+        // Some(window to restore, if any): undone.
+        let undone = if loss_state {
+            // Linux `tcp_process_loss`.
+            if una_advanced && u.may_undo(ts_echo) {
+                r.unmark_all_lost();
+                self.snd_nxt = self.snd_max;
+                self.recover_after_rto = false;
+                Some(u.take(now))
+            } else {
+                if recovered {
+                    // `tcp_try_undo_recovery` without an undo.
+                    r.on_recovery_exit();
+                }
+                None
+            }
+        } else if in_recovery {
+            if una_advanced && u.pending() && u.packet_delayed(ts_echo) {
+                // Linux `tcp_try_undo_partial`: the hole was filled by a delayed original.
+                r.note_delayed_below_fack(una_before);
+                if rtx_out {
+                    r.hold_retransmits = true;
+                    None
+                } else {
+                    if !any_retrans_done {
+                        u.clear_stamp();
+                    }
+                    r.unmark_all_lost();
+                    Some(u.take(now))
+                }
+            } else if u.all_retransmissions_duplicate() {
+                // Linux `tcp_try_undo_dsack`.
+                r.extend_reo_wnd_persist();
+                r.force_detection();
+                Some(u.take(now))
+            } else {
+                None
+            }
+        } else if !in_cwr {
+            // Open or disorder: `tcp_try_undo_dsack`, and `retrans_stamp` cleared once nothing
+            // resent is outstanding (`tcp_try_to_open`).
+            if !any_retrans_done {
+                u.clear_stamp();
+            }
+            if u.all_retransmissions_duplicate() {
+                r.extend_reo_wnd_persist();
+                r.force_detection();
+                Some(u.take(now))
+            } else {
+                None
+            }
+        } else {
+            None
+        };
+        r.undo = Some(u);
+        let Some(window) = undone else { return };
+        if let Some(w) = window {
+            self.cc.on_undo(&w);
+        }
+        if in_recovery {
+            // `tcp_try_keep_open`: the recovery is over.
+            self.in_recovery = false;
+            self.cc.on_recovery_exit(now);
+        }
+    }
+
+    /// The reordering window's multiplier (Linux `rack.reo_wnd_steps`; 1 without RACK). The
+    /// counters are in [`TcpSender::report`].
+    pub fn rack_reo_wnd_steps(&self) -> u8 {
+        self.rack.as_ref().map_or(1, |r| r.reo_wnd_steps())
     }
 
     /// RFC 8985 RACK.reordering_seen (false without RACK).
