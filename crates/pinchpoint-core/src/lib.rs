@@ -70,7 +70,9 @@ pub use scenario::{build::build, Scenario, ScenarioError};
 ///   ssthresh back, and after a timeout the go-back-N stops. D-SACKs widen the reordering window
 ///   only once reordering has been seen and not for the probe's duplicate, and more duplicates
 ///   than retransmissions are disregarded (Linux >= 5.11 `tcp_dsack_seen`); before, every
-///   D-SACK widened it. Only runs with `recovery = "rack_tlp"` move.
+///   D-SACK widened it. A RACK-TLP timeout inside a fast recovery or an ECN reduction keeps
+///   that reduction's ssthresh (Linux `tcp_enter_loss`), where it was lowered again. Only runs
+///   with `recovery = "rack_tlp"` move.
 pub const MODEL_REVISION: u32 = 9;
 pub use simulation::{Results, Simulation};
 

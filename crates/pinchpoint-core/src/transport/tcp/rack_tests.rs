@@ -39,6 +39,8 @@ struct Outcome {
     undone: (u64, u64),
     /// ssthresh at the end, bytes.
     ssthresh_end: u64,
+    /// ssthresh just before and just after the first retransmission timeout.
+    first_rto_ssthresh: Option<(u64, u64)>,
 }
 
 /// Sends `segments` segments with `recovery` (PRR on) along the scripted path.
@@ -80,6 +82,7 @@ fn run_full(recovery: Recovery, segments: u64, first: u64, rest_at: SimTime, scr
         s.start(c)
     });
     let mut ssthresh_before = 0;
+    let mut first_rto_ssthresh = None;
     let mut rest_offered = rest_at == NEVER;
     // In flight: (arrival, order, is_ack, packet).
     let mut events: Vec<(SimTime, u64, bool, Packet)> = Vec::new();
@@ -117,7 +120,11 @@ fn run_full(recovery: Recovery, segments: u64, first: u64, rest_at: SimTime, scr
                 assert_ne!(rto, NEVER, "stalled with nothing in flight");
                 es.now = rto;
                 es.timers[TIMER_RTO as usize] = NEVER;
+                let (before, timeouts) = (s.cc().ssthresh_bytes(), s.report().timeouts);
                 es.call(|c| s.on_rto(c));
+                if first_rto_ssthresh.is_none() && s.report().timeouts > timeouts {
+                    first_rto_ssthresh = Some((before, s.cc().ssthresh_bytes()));
+                }
                 continue;
             }
         }
@@ -147,6 +154,7 @@ fn run_full(recovery: Recovery, segments: u64, first: u64, rest_at: SimTime, scr
         dsack: (rk.dsacks, s.rack_reo_wnd_steps()),
         undone: (rk.recoveries_undone, rk.timeouts_undone),
         ssthresh_end: s.cc().ssthresh_bytes(),
+        first_rto_ssthresh,
     };
     (out, ssthresh_before, s.cc().ssthresh_bytes())
 }
@@ -357,10 +365,29 @@ fn a_timeout_that_the_timestamps_show_was_spurious_is_undone_and_the_go_back_n_s
     let script = |idx: u64, _k: u32| Some(if idx >= 100 { 400 * MS } else { 0 });
     let cut = run_undo(400, &script, false, false);
     assert_eq!((cut.timeouts, cut.undone), (1, (0, 0)), "{cut:?}");
+    let (before, after) = cut.first_rto_ssthresh.expect("a timeout");
+    assert!(after < before, "a timeout outside a recovery lowers ssthresh: {cut:?}");
     assert!(cut.retx_pkts > 100, "{cut:?}");
     let undone = run_undo(400, &script, false, true);
     assert_eq!((undone.timeouts, undone.undone.1), (1, 1), "{undone:?}");
     assert!(undone.retx_pkts <= 5, "{undone:?}");
     assert!(undone.ssthresh_end > 1 << 60, "back in slow start: {undone:?}");
     assert!(undone.completion_ps + 1000 * MS < cut.completion_ps, "{undone:?} {cut:?}");
+}
+
+#[test]
+fn a_timeout_inside_a_recovery_keeps_the_recovery_s_ssthresh_where_sack_recovery_cuts_again() {
+    // Segment 30 and its first resend are lost, and so is every first transmission from 45 on:
+    // after the recovery for 30 starts, nothing is delivered that could show its resend lost,
+    // and the RTO fires inside the recovery. Linux (`tcp_enter_loss`) keeps the cut the
+    // recovery made; RFC 6675 recovery here, as ns-3, lowers ssthresh again.
+    let script = |idx: u64, k: u32| if (idx == 30 && k < 2) || (k == 0 && idx >= 45) { None } else { Some(0) };
+    let rack = run_undo(200, &script, true, true);
+    let (before, after) = rack.first_rto_ssthresh.expect("a timeout");
+    assert_eq!(rack.fast_retx, 1, "{rack:?}");
+    assert_eq!(before, after, "{rack:?}");
+    assert!(before < 1 << 40, "the recovery's cut: {rack:?}");
+    let sack = run(Recovery::Sack, 200, &script);
+    let (before, after) = sack.first_rto_ssthresh.expect("a timeout");
+    assert!(after < before, "{sack:?}");
 }

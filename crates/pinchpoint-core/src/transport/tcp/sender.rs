@@ -529,6 +529,7 @@ impl TcpSender {
 
     /// Marks delivered what `ack` and the newly SACKed ranges cover and, if anything was,
     /// hands the controller a rate sample.
+    ///
     /// A RACK-TLP sender takes its sample later, once RACK has marked this acknowledgement's
     /// losses (`rack_on_ack`).
     #[inline]
@@ -1310,9 +1311,9 @@ impl TcpSender {
             return;
         }
         self.counters_mut().timeouts += 1;
-        if self.rack.is_some() {
-            self.rack_begin_timeout_undo();
-        }
+        // A RACK-TLP sender follows Linux's `tcp_enter_loss`: no second ssthresh cut inside a
+        // recovery or an ECN reduction either (`rack_timeout_begins_episode`).
+        let repeated = if self.rack.is_some() { !self.rack_timeout_begins_episode() } else { self.head_resent_by_timer };
         // RFC 5681 eq. 4 halves FlightSize. After a NewReno recovery that inflated the window,
         // snd_max - snd_una also counts segments already lost or received out of order, which
         // RFC 6675's pipe (and ns-3's scoreboard) exclude; Linux halves cwnd instead. Half of
@@ -1327,7 +1328,7 @@ impl TcpSender {
         // hook alike. ns-3 3.44 means to (`TcpSocketBase::ReTxTimeout` tests for CA_LOSS with
         // the head retransmitted) but clears the retransmitted marks just before the test, so it
         // lowers ssthresh at every timeout (docs/crossval.md; model revision 6).
-        if self.head_resent_by_timer {
+        if repeated {
             self.cc.on_repeated_timeout(self.s.mss, ctx.now);
         } else {
             self.cc.on_timeout(flight, self.s.mss, ctx.now);

@@ -181,7 +181,8 @@ pub trait CongestionControl {
     /// acknowledged. RFC 5681 s3.1 holds ssthresh then ("not yet resent by way of the
     /// retransmission timer" is what lowers it); the window goes back to the loss window.
     /// Linux calls neither the controller's `ssthresh` nor its CA_EVENT_LOSS then, only its
-    /// `set_state(TCP_CA_Loss)`.
+    /// `set_state(TCP_CA_Loss)`. A RACK-TLP sender also calls this for a timeout inside a fast
+    /// recovery or an ECN reduction, whose cut stands (Linux `tcp_enter_loss`).
     fn on_repeated_timeout(&mut self, mss: u32, now: SimTime);
     /// An ECN echo arrived (at most once per window, the sender filters). Default: as a loss.
     fn on_ecn(&mut self, in_flight_bytes: u64, mss: u32, now: SimTime) {

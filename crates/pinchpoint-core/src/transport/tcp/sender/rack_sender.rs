@@ -363,15 +363,17 @@ impl TcpSender {
         }
     }
 
-    /// A retransmission timeout (Linux `tcp_enter_loss`): a new episode, with the window to
-    /// restore, unless the timeout falls inside one whose reduction stands (a fast recovery or
-    /// an ECN reduction under way, or a repeated timeout of the same segment). Called before
-    /// the state changes.
-    pub(super) fn rack_begin_timeout_undo(&mut self) {
+    /// A retransmission timeout of a RACK-TLP sender (Linux `tcp_enter_loss`): true if it
+    /// begins a new loss episode, which lowers ssthresh and may later be undone. It does not
+    /// when it falls inside an episode whose reduction stands: a fast recovery or an ECN
+    /// reduction under way ("reduce ssthresh if it has not yet been made inside this window"),
+    /// or a timeout again before any acknowledgement advanced (`icsk_retransmits` set). Called
+    /// before the state changes.
+    pub(super) fn rack_timeout_begins_episode(&mut self) -> bool {
         let in_loss = self.in_timeout_recovery();
         let new_episode = (!self.in_recovery && !self.in_cwr && !in_loss) || (in_loss && !self.head_resent_by_timer);
         if !new_episode {
-            return;
+            return false;
         }
         // The marks were cleared by the timeout (`Rack::on_rto`): nothing counts as resent yet.
         let prior = (self.cc.cwnd_bytes(), self.current_ssthresh());
@@ -379,6 +381,7 @@ impl TcpSender {
         if let Some(u) = self.rack.as_mut().and_then(|r| r.undo.as_mut()) {
             u.begin(snd_una, 0, Some(prior), true);
         }
+        true
     }
 
     /// A fast recovery ended on a full acknowledgement (Linux `tcp_try_undo_recovery`): undone
