@@ -436,6 +436,17 @@ impl Rack {
             self.dsack_seen = true;
         }
         let mut i = self.index_of(dup.0);
+        // Linux `tcp_sacktag_one`: a D-SACK of a retransmitted segment already SACKed below the
+        // highest SACK is reordering (`state->reord`, then `tcp_check_sack_reordering`): the
+        // original was only late. Linux skips this after a timeout with nothing to undo.
+        let mut j = i;
+        while j < self.segs.len() && self.segs[j].start < dup.1 {
+            let r = self.segs[j];
+            if r.retransmitted && r.sacked && r.start < self.fack {
+                self.reordering_seen = true;
+            }
+            j += 1;
+        }
         let Some(u) = self.undo.as_mut() else { return };
         if dup.1 <= snd_una {
             // Linux `tcp_check_dsack`: data already acknowledged, its records gone ("dumb

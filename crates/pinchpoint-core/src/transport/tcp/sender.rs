@@ -1275,9 +1275,17 @@ impl TcpSender {
             // with RecoverFS the data outstanding, as for a loss here (Linux takes the window).
             self.in_cwr = true;
             self.cwr_high = self.snd_max;
+            let in_loss = self.recover_after_rto && self.recover.is_some_and(|r| self.snd_una < r);
             if let Some(u) = self.rack.as_mut().and_then(|r| r.undo.as_mut()) {
-                // Linux `tcp_enter_cwr`: congestion is proven, the last episode stays.
-                u.cancel();
+                if in_loss {
+                    // Linux in CA_Loss does not enter CWR: the echo only keeps the window from
+                    // being restored (`tcp_fastretrans_alert` step A); the timeout may still be
+                    // undone.
+                    u.forbid_window_undo();
+                } else {
+                    // Linux `tcp_enter_cwr`: congestion is proven, the last episode stays.
+                    u.cancel();
+                }
             }
             self.prr_delivered = 0;
             self.prr_out = 0;

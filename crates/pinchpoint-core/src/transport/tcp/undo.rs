@@ -101,6 +101,14 @@ impl Undo {
         self.prior = UndoWindow::default();
     }
 
+    /// A reduction that is not an episode of its own (Linux `tcp_init_cwnd_reduction` for a
+    /// loss probe's cut) sets the window an undo restores, if that window is still kept.
+    pub fn set_prior_cwnd(&mut self, cwnd_bytes: u64) {
+        if self.prior.prior_ssthresh_bytes > 0 {
+            self.prior.prior_cwnd_bytes = cwnd_bytes;
+        }
+    }
+
     /// No retransmission is outstanding and the head was never retransmitted (Linux clears
     /// `retrans_stamp` then, `tcp_try_to_open`; and in the Open state).
     pub fn clear_stamp(&mut self) {
@@ -130,10 +138,15 @@ impl Undo {
     }
 
     /// Ends the episode as undone (Linux `tcp_undo_cwnd_reduction`: `undo_marker = 0`), counts
-    /// it, and returns the window to restore, if congestion did not forbid it.
+    /// it by how it began, and returns the window to restore, if congestion did not forbid it.
     pub fn take(&mut self, now: SimTime) -> Option<UndoWindow> {
+        self.take_as(now, self.timeout)
+    }
+
+    /// [`Undo::take`], counted as a timeout undone if `timeout`, else as a fast recovery.
+    pub fn take_as(&mut self, now: SimTime, timeout: bool) -> Option<UndoWindow> {
         self.marker = None;
-        if self.timeout {
+        if timeout {
             self.timeouts_undone += 1;
         } else {
             self.recoveries_undone += 1;

@@ -683,6 +683,11 @@ impl CongestionControl for BbrModel {
     fn on_undo(&mut self, _u: &super::super::undo::UndoWindow) {
         self.full_bw = 0.0;
         self.full_bw_cnt = 0;
+        // An undone timeout returns Linux to CA_Open at once (`tcp_try_undo_loss`), and
+        // `bbr_set_cwnd_to_recover_or_restore` then restores the window saved at the timeout.
+        if self.ca_state == CaState::Loss {
+            self.restore_after_loss_state();
+        }
     }
 
     fn pacing_rate_bps(&self) -> Option<f64> {

@@ -182,7 +182,8 @@ pub trait CongestionControl {
     /// retransmission timer" is what lowers it); the window goes back to the loss window.
     /// Linux calls neither the controller's `ssthresh` nor its CA_EVENT_LOSS then, only its
     /// `set_state(TCP_CA_Loss)`. A RACK-TLP sender also calls this for a timeout inside a fast
-    /// recovery or an ECN reduction, whose cut stands (Linux `tcp_enter_loss`).
+    /// recovery or an ECN reduction, whose cut stands (Linux `tcp_enter_loss`). The ns-2
+    /// controllers (AIMD, binomial) halve again here, as ns-2 does on every timeout.
     fn on_repeated_timeout(&mut self, mss: u32, now: SimTime);
     /// An ECN echo arrived (at most once per window, the sender filters). Default: as a loss.
     fn on_ecn(&mut self, in_flight_bytes: u64, mss: u32, now: SimTime) {
@@ -428,6 +429,19 @@ mod repeated_timeout_tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn an_undone_timeout_gives_bbr_the_window_it_saved() {
+        // Linux: `tcp_try_undo_loss` returns to CA_Open, and `bbr_set_cwnd_to_recover_or_restore`
+        // restores the window saved at the timeout.
+        let cfg: CcConfig = serde_json::from_value(serde_json::json!("bbr")).expect("a bare name is a config");
+        let mut cc = AnyCc::build(&cfg, CcInit { mss: 1000, init_cwnd_pkts: 40 });
+        let before = cc.cwnd_bytes();
+        cc.on_timeout(40_000, 1000, 0);
+        assert_eq!(cc.cwnd_bytes(), 1000, "one packet after the timeout");
+        cc.on_undo(&crate::transport::tcp::undo::UndoWindow { now: 1, prior_cwnd_bytes: before, prior_ssthresh_bytes: 1 });
+        assert_eq!(cc.cwnd_bytes(), before);
     }
 
     #[test]

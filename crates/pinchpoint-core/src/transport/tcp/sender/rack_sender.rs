@@ -123,7 +123,7 @@ impl TcpSender {
         // Linux CA_Loss when the acknowledgement arrived: after a timeout, until snd_una passes
         // what was outstanding then.
         let loss_state = self.recover_after_rto && self.recover.is_some_and(|r| una_before < r);
-        let (srtt, dupthresh, in_recovery, snd_una) = (self.srtt, self.s.dupack_threshold, self.in_recovery, self.snd_una);
+        let (srtt, dupthresh, snd_una) = (self.srtt, self.s.dupack_threshold, self.snd_una);
         let Some(r) = self.rack.as_mut() else { return };
         // The estimator (always present with RACK) holds this acknowledgement's newly SACKed
         // ranges.
@@ -144,6 +144,9 @@ impl TcpSender {
             let ece = self.s.ecn.on() && pkt.flags & flags::ECE != 0;
             self.rack_try_undo(ack > una_before, una_before, loss_state, pkt.ts_echo, ece, now);
         }
+        // Read after the undo, which may have ended the recovery (Linux `tcp_rack_reo_wnd` reads
+        // the state `tcp_try_keep_open` left).
+        let in_recovery = self.in_recovery;
         let Some(r) = self.rack.as_mut() else { return };
         let lost_bytes_before = r.marked_lost_bytes;
         // Linux `tcp_rack_mark_lost`: only if RACK.xmit_ts advanced (and not while a partial
@@ -196,6 +199,11 @@ impl TcpSender {
     fn tlp_reduce(&mut self, flight: u64, now: SimTime) {
         if self.in_recovery || self.in_cwr {
             return;
+        }
+        if let Some(u) = self.rack.as_mut().and_then(|r| r.undo.as_mut()) {
+            // Linux `tcp_init_cwnd_reduction`: `prior_cwnd` is the window before this cut, which
+            // a later undo of the last episode restores.
+            u.set_prior_cwnd(self.cc.cwnd_bytes());
         }
         self.cc.on_loss(flight, self.s.mss, now);
         self.cc.on_recovery_exit(now);
@@ -436,7 +444,9 @@ impl TcpSender {
                 r.unmark_all_lost();
                 self.snd_nxt = self.snd_max;
                 self.recover_after_rto = false;
-                Some(u.take(now))
+                // Counted as a timeout undone (Linux TCPLossUndo) even when the episode began
+                // with a fast recovery that the timeout fell inside.
+                Some(u.take_as(now, true))
             } else {
                 if recovered {
                     // `tcp_try_undo_recovery` without an undo.
@@ -466,21 +476,19 @@ impl TcpSender {
             } else {
                 None
             }
-        } else if !in_cwr {
-            // Open or disorder: `tcp_try_undo_dsack`, and `retrans_stamp` cleared once nothing
-            // resent is outstanding (`tcp_try_to_open`).
+        } else {
+            // Open, disorder or an ECN reduction: `retrans_stamp` cleared once nothing resent is
+            // outstanding (`tcp_try_to_open`); outside the ECN reduction `tcp_try_undo_dsack`.
             if !any_retrans_done {
                 u.clear_stamp();
             }
-            if u.all_retransmissions_duplicate() {
+            if !in_cwr && u.all_retransmissions_duplicate() {
                 r.extend_reo_wnd_persist();
                 r.force_detection();
                 Some(u.take(now))
             } else {
                 None
             }
-        } else {
-            None
         };
         r.undo = Some(u);
         let Some(window) = undone else { return };
