@@ -473,10 +473,15 @@ impl Rack {
         self.segs.iter().filter(|r| r.rtx_in_flight).count() as u64
     }
 
+    /// A retransmission is in flight (Linux `retrans_out > 0`).
+    pub fn has_rtx_in_flight(&self) -> bool {
+        self.rtx_bytes > 0
+    }
+
     /// Linux `tcp_any_retrans_done`: a retransmission is in flight or the oldest outstanding
     /// segment was ever retransmitted.
     pub fn any_retrans_done(&self) -> bool {
-        self.rtx_bytes > 0 || self.segs.front().is_some_and(|r| r.retransmitted)
+        self.has_rtx_in_flight() || self.segs.front().is_some_and(|r| r.retransmitted)
     }
 
     /// Linux `tcp_undo_cwnd_reduction(sk, true)`: no segment counts as lost any more, and

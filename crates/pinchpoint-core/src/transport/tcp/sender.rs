@@ -1192,7 +1192,7 @@ impl TcpSender {
         // difference).
         let from_cwr = std::mem::replace(&mut self.in_cwr, false);
         if self.rack.is_some() {
-            self.rack_begin_undo(from_cwr, false);
+            self.rack_begin_undo(from_cwr);
         }
         if !from_cwr {
             self.cc.on_loss(flight, self.s.mss, ctx.now);
@@ -1275,7 +1275,7 @@ impl TcpSender {
             // with RecoverFS the data outstanding, as for a loss here (Linux takes the window).
             self.in_cwr = true;
             self.cwr_high = self.snd_max;
-            let in_loss = self.recover_after_rto && self.recover.is_some_and(|r| self.snd_una < r);
+            let in_loss = self.in_timeout_recovery();
             if let Some(u) = self.rack.as_mut().and_then(|r| r.undo.as_mut()) {
                 if in_loss {
                     // Linux in CA_Loss does not enter CWR: the echo only keeps the window from

@@ -106,8 +106,14 @@ impl TcpSender {
     }
 
     /// In the loss state after a timeout (Linux CA_Loss): until snd_una passes `recover`.
-    fn in_timeout_recovery(&self) -> bool {
-        self.recover_after_rto && self.recover.is_some_and(|r| self.snd_una < r)
+    pub(super) fn in_timeout_recovery(&self) -> bool {
+        self.in_timeout_recovery_at(self.snd_una)
+    }
+
+    /// [`TcpSender::in_timeout_recovery`] with snd_una at `una` (the state an acknowledgement
+    /// found, before it moved snd_una).
+    fn in_timeout_recovery_at(&self, una: u64) -> bool {
+        self.recover_after_rto && self.recover.is_some_and(|r| una < r)
     }
 
     /// RACK and TLP on one acknowledgement, after the scoreboard and snd_una have been updated
@@ -122,7 +128,7 @@ impl TcpSender {
         let una_before = self.snd_max - in_flight_before;
         // Linux CA_Loss when the acknowledgement arrived: after a timeout, until snd_una passes
         // what was outstanding then.
-        let loss_state = self.recover_after_rto && self.recover.is_some_and(|r| una_before < r);
+        let loss_state = self.in_timeout_recovery_at(una_before);
         let (srtt, dupthresh, snd_una) = (self.srtt, self.s.dupack_threshold, self.snd_una);
         let Some(r) = self.rack.as_mut() else { return };
         // The estimator (always present with RACK) holds this acknowledgement's newly SACKed
@@ -361,13 +367,13 @@ impl TcpSender {
     /// A fast recovery begins (Linux `tcp_enter_recovery`: `tcp_init_undo`, and the window to
     /// restore unless the recovery continues an ECN reduction or this acknowledgement carries
     /// an ECN echo). Called before the controller cuts the window.
-    pub(super) fn rack_begin_undo(&mut self, from_cwr: bool, timeout: bool) {
+    pub(super) fn rack_begin_undo(&mut self, from_cwr: bool) {
         let prior = (self.cc.cwnd_bytes(), self.current_ssthresh());
         let snd_una = self.snd_una;
         let Some(r) = self.rack.as_mut() else { return };
         let (ece, rtx) = (r.ece_ack, r.rtx_in_flight_segs());
         if let Some(u) = r.undo.as_mut() {
-            u.begin(snd_una, rtx, (!from_cwr && !ece).then_some(prior), timeout);
+            u.begin(snd_una, rtx, (!from_cwr && !ece).then_some(prior), false);
         }
     }
 
@@ -422,7 +428,6 @@ impl TcpSender {
     /// sender is out of recovery (a loss still marked may start a new one at once, as in
     /// Linux); after a timeout the go-back-N stops, since the segments it has not yet resent
     /// are not lost.
-    #[cold]
     #[inline(never)]
     fn rack_try_undo(&mut self, una_advanced: bool, una_before: u64, loss_state: bool, ts_echo: SimTime, ece: bool, now: SimTime) {
         let snd_una = self.snd_una;
@@ -431,7 +436,7 @@ impl TcpSender {
         let Some(r) = self.rack.as_mut() else { return };
         r.ece_ack = ece;
         let any_retrans_done = r.any_retrans_done();
-        let rtx_out = r.rtx_in_flight_segs() > 0;
+        let rtx_out = r.has_rtx_in_flight();
         let Some(mut u) = r.undo else { return };
         if ece {
             // Linux step A: an ECN echo proves congestion; the reduction stays.
