@@ -42,6 +42,8 @@ def sack_setting(sack: str) -> str:
         return 'sack = true, recovery = "rack_tlp", dsack = false'
     if sack == "rack_tlp_no_undo":
         return 'sack = true, recovery = "rack_tlp", undo = false'
+    if sack == "rack_tlp_no_frto":
+        return 'sack = true, recovery = "rack_tlp", frto = false'
     return 'sack = true, recovery = "rack_tlp"' if sack == "rack_tlp" else f"sack = {sack}"
 
 
@@ -69,8 +71,8 @@ def flow(draw, duration_ms: int) -> list[str]:
     transport = draw(st.sampled_from(["tcp", "tcp", "udp", "tfrc"]))
     cc, bulk, size_kb = draw(st.sampled_from(CCS)), draw(st.booleans()), draw(st.integers(1, 400))
     # Loss recovery: no SACK (NewReno), SACK (RFC 6675) or RACK-TLP (RFC 8985) on SACK, with
-    # D-SACK (its default) or without.
-    mss, sack = draw(st.integers(100, 1500)), draw(st.sampled_from(["false", "true", "rack_tlp", "rack_tlp_no_dsack", "rack_tlp_no_undo"]))
+    # D-SACK, undo and F-RTO (its defaults) or without one of them.
+    mss, sack = draw(st.integers(100, 1500)), draw(st.sampled_from(["false", "true", "rack_tlp", "rack_tlp_no_dsack", "rack_tlp_no_undo", "rack_tlp_no_frto"]))
     default_window, rcv_buf = draw(st.integers(0, 3)) == 0, draw(st.integers(*RCV_BUF_BYTES))
     udp_kind, udp_rate_kbps, udp_size = draw(st.sampled_from(["cbr", "poisson"])), draw(st.integers(10, 20_000)), draw(st.integers(40, 1500))
     shaped, shaper_kbps, bucket = draw(st.integers(0, 9)) < 3, draw(st.integers(50, 20_000)), draw(st.integers(1500, 20_000))

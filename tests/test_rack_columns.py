@@ -6,7 +6,7 @@ from pinchpoint.scenario import Scenario
 from pinchpoint.store import Store
 
 RACK_COLUMNS = ["tlp_probes", "tlp_recoveries", "rack_marked_lost_segs", "dsacks_received", "recoveries_undone",
-                "timeouts_undone"]
+                "timeouts_undone", "frto_spurious_rtos"]
 
 
 def two_flows(root, recovery: str) -> Scenario:

@@ -73,7 +73,12 @@ pub use scenario::{build::build, Scenario, ScenarioError};
 ///   D-SACK widened it. A RACK-TLP timeout inside a fast recovery or an ECN reduction keeps
 ///   that reduction's ssthresh (Linux `tcp_enter_loss`), where it was lowered again. Only runs
 ///   with `recovery = "rack_tlp"` move.
-pub const MODEL_REVISION: u32 = 9;
+/// - 10: a RACK-TLP sender with undo runs F-RTO after a timeout, as Linux's `tcp_frto = 2`
+///   (`tcp.frto`, RFC 5682 s3; `transport/tcp/frto.rs`): the first acknowledgement that advances
+///   sends new data instead of resends, and an acknowledgement or SACK of data never resent
+///   undoes the timeout. Before, the go-back-N resent at once and only the timestamp and D-SACK
+///   undos applied. Only runs with `recovery = "rack_tlp"` that have timeouts move.
+pub const MODEL_REVISION: u32 = 10;
 pub use simulation::{Results, Simulation};
 
 /// Parses, validates and builds a TOML scenario in one step.

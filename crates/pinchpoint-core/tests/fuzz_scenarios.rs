@@ -249,7 +249,8 @@ struct LinkSpec {
 #[derive(Clone, Debug)]
 enum FlowSpec {
     /// `sack`: 0 no SACK (NewReno), 1 SACK recovery (RFC 6675), 2 RACK-TLP (RFC 8985, with
-    /// D-SACK and undo by default), 3 RACK-TLP without D-SACK, 4 RACK-TLP without undo.
+    /// D-SACK, undo and F-RTO by default), 3 RACK-TLP without D-SACK, 4 RACK-TLP without undo
+    /// (nor F-RTO), 5 RACK-TLP without F-RTO.
     Tcp { cc: usize, file_kb: Option<u32>, mss: u32, sack: u8, rcv_buf_bytes: Option<u32> },
     Udp { workload: usize, rate_kbps: u32, packet_bytes: u32 },
     Tfrc,
@@ -289,7 +290,7 @@ fn link_spec() -> impl Strategy<Value = LinkSpec> {
 
 fn flow_setup() -> impl Strategy<Value = FlowSetup> {
     let spec = prop_oneof![
-        3 => (0..CC_KINDS.len(), proptest::option::of(1u32..400), 100u32..1500, 0u8..5, proptest::option::weighted(0.75, RCV_BUF_BYTES))
+        3 => (0..CC_KINDS.len(), proptest::option::of(1u32..400), 100u32..1500, 0u8..6, proptest::option::weighted(0.75, RCV_BUF_BYTES))
             .prop_map(|(cc, file_kb, mss, sack, rcv_buf_bytes)| FlowSpec::Tcp { cc, file_kb, mss, sack, rcv_buf_bytes }),
         2 => (0usize..4, 10u32..20_000, 40u32..1500).prop_map(|(workload, rate_kbps, packet_bytes)| FlowSpec::Udp { workload, rate_kbps, packet_bytes }),
         1 => Just(FlowSpec::Tfrc),
@@ -365,7 +366,8 @@ fn scenario_text(s: &ScenarioSpec) -> String {
                     1 => "sack = true",
                     2 => "sack = true, recovery = \"rack_tlp\"",
                     3 => "sack = true, recovery = \"rack_tlp\", dsack = false",
-                    _ => "sack = true, recovery = \"rack_tlp\", undo = false",
+                    4 => "sack = true, recovery = \"rack_tlp\", undo = false",
+                    _ => "sack = true, recovery = \"rack_tlp\", frto = false",
                 };
                 t += &format!("transport = \"tcp\"\ncc = \"{cc}\"\nworkload = {workload}\ntcp = {{ mss = {mss}, {sack}, ecn = {}{buf} }}\n", cc == "dctcp");
             }

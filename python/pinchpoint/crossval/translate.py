@@ -152,7 +152,7 @@ _FLOW_KEYS = {"name", "src", "dst", "transport", "start", "workload", "cc", "tcp
               "start_jitter", "group"}
 _TCP_KEYS = {"mss", "header_bytes", "ack_bytes", "init_cwnd_pkts", "min_rto", "initial_rto", "max_rto",
              "delayed_ack", "delayed_ack_timeout", "max_window", "receiver", "ecn", "dupack_threshold", "sack",
-             "packets_per_segment", "recovery", "prr", "dsack", "undo", "pacing", "handshake", "ect_on_syn", "syn_retries",
+             "packets_per_segment", "recovery", "prr", "dsack", "undo", "frto", "pacing", "handshake", "ect_on_syn", "syn_retries",
              "slow_start_after_idle"}
 
 

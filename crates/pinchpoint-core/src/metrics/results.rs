@@ -188,6 +188,7 @@ impl Results {
                 "dsacks_received": U64 => |x| rk(x).dsacks,
                 "recoveries_undone": U64 => |x| rk(x).recoveries_undone,
                 "timeouts_undone": U64 => |x| rk(x).timeouts_undone,
+                "frto_spurious_rtos": U64 => |x| rk(x).frto_spurious_rtos,
             });
         }
 

@@ -343,6 +343,7 @@ pub(crate) fn build_tcp(settings: &FlowSettings, name: &(impl AsRef<str> + ?Size
     // The receiver's first window reaches the sender in the handshake, before any data.
     sender.set_initial_rwnd(policy.window_bytes());
     sender.set_undo(t.undo_enabled());
+    sender.set_frto(t.frto_enabled());
     let receiver = TcpReceiver::new(
         ReceiverSettings {
             ack_bytes: t.ack_bytes,

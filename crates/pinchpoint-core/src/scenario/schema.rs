@@ -439,6 +439,13 @@ pub struct TcpConfig {
     /// with any other recovery.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub undo: Option<bool>,
+    /// F-RTO (RFC 5682, the SACK-enhanced version; Linux's sysctl `tcp_frto = 2`): after a
+    /// retransmission timeout, the first acknowledgement that advances sends new data instead of
+    /// resending, and an acknowledgement of data never resent shows the timeout spurious, which
+    /// is then undone. Default: on with recovery = "rack_tlp" and undo (as Linux); refused with
+    /// any other recovery, and on with undo = false (its verdict is an undo).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub frto: Option<bool>,
     /// Pace transmissions (Linux internal pacing): at the controller's rate if it gives one,
     /// else 2x cwnd/srtt in slow start and 1.2x in congestion avoidance; the first 10 segments
     /// go back to back. Default off (Linux paces only with fq or a controller that asks).
@@ -490,6 +497,7 @@ impl Default for TcpConfig {
             prr: None,
             dsack: None,
             undo: None,
+            frto: None,
             pacing: false,
             packets_per_segment: 1,
             handshake: false,

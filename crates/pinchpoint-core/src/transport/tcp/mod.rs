@@ -9,6 +9,7 @@
 //! chooses. Deliberate differences from Linux are listed in `docs/algorithms/tcp.md`.
 
 pub mod cc;
+pub mod frto;
 pub mod handshake;
 pub mod idle_restart;
 pub mod rack;
@@ -236,6 +237,12 @@ impl crate::scenario::schema::TcpConfig {
         self.recovery_in_use() == Recovery::RackTlp && self.undo.unwrap_or(true)
     }
 
+    /// True if the sender runs F-RTO after a timeout (`frto.rs`): by default whenever it undoes
+    /// (Linux `tcp_frto = 2`).
+    pub fn frto_enabled(&self) -> bool {
+        self.undo_enabled() && self.frto.unwrap_or(true)
+    }
+
     /// Checks the TCP settings of one flow: the one place they are validated. On a problem
     /// returns the field (relative to the flow's `tcp` table) and what was expected. Sizes stay
     /// within an IPv4 datagram, timers are positive and ordered, and settings that would have no
@@ -305,6 +312,12 @@ impl crate::scenario::schema::TcpConfig {
         }
         if self.undo.is_some() && self.recovery_in_use() != Recovery::RackTlp {
             return bad("undo", format!("only recovery = \"rack_tlp\" undoes spurious window reductions here; recovery here is \"{}\", where undo would have no effect: remove undo or use recovery = \"rack_tlp\"", self.recovery_in_use().name()));
+        }
+        if self.frto.is_some() && self.recovery_in_use() != Recovery::RackTlp {
+            return bad("frto", format!("only recovery = \"rack_tlp\" runs F-RTO (RFC 5682) here; recovery here is \"{}\", where frto would have no effect: remove frto or use recovery = \"rack_tlp\"", self.recovery_in_use().name()));
+        }
+        if self.frto.is_some() && !self.undo_enabled() {
+            return bad("frto", "F-RTO's verdict on a spurious timeout is an undo, and undo = false here turns F-RTO off with it, so frto would have no effect: remove frto, or remove undo = false".to_string());
         }
         self.validate_handshake()
     }

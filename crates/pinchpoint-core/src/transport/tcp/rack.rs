@@ -11,6 +11,7 @@
 //! 5, Linux `tcp_rack_detect_loss`), dropping entries made stale by a SACK, an acknowledgement
 //! or a later retransmission as it goes.
 
+use super::frto::Frto;
 use super::undo::Undo;
 use crate::sim::SimTime;
 use std::collections::VecDeque;
@@ -155,6 +156,12 @@ pub struct Rack {
     /// Linux `tcp_try_undo_partial` with retransmissions outstanding: on this acknowledgement
     /// no segment is marked lost and none retransmitted, only new data is sent.
     pub hold_retransmits: bool,
+    /// F-RTO after a retransmission timeout (`tcp.frto`, `frto.rs`).
+    pub frto: Frto,
+    /// The lowest end of a never-retransmitted segment the acknowledgement being processed
+    /// delivered (acknowledged, not SACKed before, or newly SACKed); `u64::MAX`: none. F-RTO
+    /// compares it with the recovery point (Linux FLAG_ORIG_SACK_ACKED).
+    pub original_delivered_end: u64,
 }
 
 /// What a report says about a RACK-TLP sender (`recovery = "rack_tlp"`).
@@ -174,6 +181,8 @@ pub struct RackReport {
     pub recoveries_undone: u64,
     /// Retransmission timeouts undone (TCPLossUndo and the TCPDSACKUndo of a timeout).
     pub timeouts_undone: u64,
+    /// Of those, the timeouts F-RTO found spurious (`tcp.frto`; Linux TCPSpuriousRTOs).
+    pub frto_spurious_rtos: u64,
 }
 
 impl Default for Rack {
@@ -216,6 +225,8 @@ impl Default for Rack {
             dsack_dups: 0,
             ece_ack: false,
             hold_retransmits: false,
+            frto: Frto::default(),
+            original_delivered_end: u64::MAX,
         }
     }
 }
@@ -366,6 +377,7 @@ impl Rack {
     pub fn on_ack(&mut self, ack: u64, newly_sacked: &[(u64, u64)], now: SimTime, min_rtt_ps: SimTime) -> Option<SimTime> {
         let mut fack = self.fack;
         let mut newest: Option<SimTime> = None;
+        let mut original_end = u64::MAX;
         for &(a, b) in newly_sacked {
             let mut i = self.index_of(a);
             while i < self.segs.len() && self.segs[i].start < b {
@@ -373,6 +385,9 @@ impl Rack {
                 // Only whole records are SACKed (the receiver reports what it holds, and a
                 // record's bytes arrive together).
                 if !r.sacked && r.start >= a && r.end <= b {
+                    if !r.retransmitted {
+                        original_end = original_end.min(r.end);
+                    }
                     self.check_reordering(&r);
                     self.unmark(&r);
                     self.advance(r, now, min_rtt_ps);
@@ -397,6 +412,9 @@ impl Rack {
                 self.sacked_bytes -= r.len();
                 self.sacked_segs -= 1;
             } else {
+                if !r.retransmitted {
+                    original_end = original_end.min(r.end);
+                }
                 self.check_reordering(&r);
                 self.unmark(&r);
                 self.advance(r, now, min_rtt_ps);
@@ -404,6 +422,7 @@ impl Rack {
             }
         }
         self.fack = fack;
+        self.original_delivered_end = original_end;
         newest
     }
 
@@ -476,6 +495,11 @@ impl Rack {
     /// A retransmission is in flight (Linux `retrans_out > 0`).
     pub fn has_rtx_in_flight(&self) -> bool {
         self.rtx_bytes > 0
+    }
+
+    /// Bytes of retransmissions in flight (Linux `retrans_out`, in bytes).
+    pub fn rtx_bytes(&self) -> u64 {
+        self.rtx_bytes
     }
 
     /// Linux `tcp_any_retrans_done`: a retransmission is in flight or the oldest outstanding

@@ -23,6 +23,10 @@ const PROP: SimTime = 10 * MS;
 /// bottleneck's entry, Some(extra) delivers it `extra` after the path's own delay.
 type Script = dyn Fn(u64, u32) -> Option<SimTime>;
 
+/// [`Script`] that also sees when the transmission would leave the bottleneck (for outages and
+/// stalls that begin at a time).
+type TimedScript<'a> = dyn Fn(u64, u32, SimTime) -> Option<SimTime> + 'a;
+
 /// Outcome of one transfer.
 #[derive(Debug)]
 struct Outcome {
@@ -41,6 +45,12 @@ struct Outcome {
     ssthresh_end: u64,
     /// ssthresh just before and just after the first retransmission timeout.
     first_rto_ssthresh: Option<(u64, u64)>,
+    /// Timeouts F-RTO found spurious.
+    frto_spurious: u64,
+    /// Every data transmission: (time, segment, transmission of it, 0 the first).
+    trace: Vec<(SimTime, u64, u32)>,
+    /// snd_max just before the first retransmission timeout, segments.
+    snd_max_at_first_rto: Option<u64>,
 }
 
 /// Sends `segments` segments with `recovery` (PRR on) along the scripted path.
@@ -72,10 +82,24 @@ fn run_with(recovery: Recovery, segments: u64, first: u64, rest_at: SimTime, scr
 
 /// [`run_with`], the sender undoing spurious reductions if `undo`.
 fn run_full(recovery: Recovery, segments: u64, first: u64, rest_at: SimTime, script: &Script, dsack: bool, undo: bool) -> (Outcome, u64, u64) {
+    run_timed(recovery, segments, first, rest_at, &|idx, k, _| script(idx, k), dsack, undo, false)
+}
+
+/// A RACK-TLP transfer with D-SACK and undo, F-RTO on or off, on a timed script.
+fn run_frto(segments: u64, script: &TimedScript<'_>, frto: bool) -> Outcome {
+    run_timed(Recovery::RackTlp, segments, segments, NEVER, script, true, true, frto).0
+}
+
+/// [`run_full`] on a timed script, the sender running F-RTO if `frto`.
+#[allow(clippy::too_many_arguments)]
+fn run_timed(recovery: Recovery, segments: u64, first: u64, rest_at: SimTime, script: &TimedScript<'_>, dsack: bool, undo: bool, frto: bool) -> (Outcome, u64, u64) {
     let (mut es, mut er) = (Harness::new("test"), Harness::new("test"));
     let s_settings = settings(recovery, true);
     let mut s = sender(s_settings, 10, segments * M);
     s.set_undo(undo);
+    s.set_frto(frto);
+    let mut trace = Vec::new();
+    let mut snd_max_at_first_rto = None;
     let mut r = receiver_with(ReceiverSettings { dsack, ..receiver_settings(false, s_settings.sack) });
     es.call(|c| {
         s.offer(first * M, c);
@@ -96,10 +120,11 @@ fn run_full(recovery: Recovery, segments: u64, first: u64, rest_at: SimTime, scr
         for (p, _) in es.out.drain(..) {
             let idx = p.seq / M;
             let k = sent.entry(idx).or_insert(0);
-            let fate = script(idx, *k);
+            let depart = link_free.max(es.now) + MS;
+            let fate = script(idx, *k, depart);
+            trace.push((es.now, idx, *k));
             *k += 1;
             if let Some(extra) = fate {
-                let depart = link_free.max(es.now) + MS;
                 link_free = depart;
                 order += 1;
                 events.push((depart + PROP + extra, order, false, p));
@@ -121,8 +146,10 @@ fn run_full(recovery: Recovery, segments: u64, first: u64, rest_at: SimTime, scr
                 es.now = rto;
                 es.timers[TIMER_RTO as usize] = NEVER;
                 let (before, timeouts) = (s.cc().ssthresh_bytes(), s.report().timeouts);
+                let snd_max = s.snd_max();
                 es.call(|c| s.on_rto(c));
                 if first_rto_ssthresh.is_none() && s.report().timeouts > timeouts {
+                    snd_max_at_first_rto = Some(snd_max.div_ceil(M));
                     first_rto_ssthresh = Some((before, s.cc().ssthresh_bytes()));
                 }
                 continue;
@@ -155,6 +182,9 @@ fn run_full(recovery: Recovery, segments: u64, first: u64, rest_at: SimTime, scr
         undone: (rk.recoveries_undone, rk.timeouts_undone),
         ssthresh_end: s.cc().ssthresh_bytes(),
         first_rto_ssthresh,
+        frto_spurious: rk.frto_spurious_rtos,
+        trace,
+        snd_max_at_first_rto,
     };
     (out, ssthresh_before, s.cc().ssthresh_bytes())
 }
@@ -390,4 +420,115 @@ fn a_timeout_inside_a_recovery_keeps_the_recovery_s_ssthresh_where_sack_recovery
     let sack = run(Recovery::Sack, 200, &script);
     let (before, after) = sack.first_rto_ssthresh.expect("a timeout");
     assert!(after < before, "{sack:?}");
+}
+
+/// Drops the first transmission of segment 100 and does `then` to every transmission that
+/// leaves the bottleneck in the `len` after it: None drops it, Some(f) delivers it `f(depart,
+/// start)` later than the path would (`start`: when segment 100 would have left).
+fn after_segment_100(len: SimTime, then: impl Fn(SimTime, SimTime) -> Option<SimTime>) -> impl Fn(u64, u32, SimTime) -> Option<SimTime> {
+    let start = std::cell::Cell::new(NEVER);
+    move |idx, k, depart| {
+        if idx == 100 && k == 0 {
+            start.set(depart);
+            return None;
+        }
+        let s = start.get();
+        if depart >= s && depart < s + len {
+            then(depart, s)
+        } else {
+            Some(0)
+        }
+    }
+}
+
+/// The transmissions that follow the `k`-th transmission of segment `idx`: (segment, its
+/// transmission).
+fn sends_after(o: &Outcome, idx: u64, k: u32, n: usize) -> Vec<(u64, u32)> {
+    let at = o.trace.iter().position(|&(_, i, j)| i == idx && j == k).expect("that transmission");
+    o.trace[at + 1..].iter().take(n).map(|&(_, i, j)| (i, j)).collect()
+}
+
+#[test]
+fn a_timeout_after_which_never_resent_data_is_sacked_is_undone_by_f_rto_where_the_timestamps_cannot_show_it() {
+    // Segment 100 is lost and the path then holds everything for 500 ms (a stall): the RTO fires
+    // and resends 100, which the stall holds too, behind the originals. When the stall ends the
+    // receiver gets 101, 102, ... out of order and SACKs them, then 100's resend fills the hole.
+    // The SACKs acknowledge nothing new (no Eifel test), and the acknowledgement that does
+    // echoes the resend's timestamp; but they SACK data never resent, sent before the timeout:
+    // F-RTO's step 3.b (RFC 5682; Linux FLAG_ORIG_SACK_ACKED) finds the timeout spurious and
+    // undoes it, as Linux does.
+    let stall = after_segment_100(500 * MS, |depart, start| Some(start + 500 * MS - depart));
+    let plain = run_frto(400, &stall, false);
+    assert_eq!((plain.timeouts, plain.retx_pkts, plain.undone, plain.frto_spurious), (1, 1, (0, 0), 0), "{plain:?}");
+    assert!(plain.ssthresh_end < 1 << 40, "the timeout's cut stands: {plain:?}");
+    let frto = run_frto(400, &stall, true);
+    assert_eq!((frto.timeouts, frto.retx_pkts, frto.undone, frto.frto_spurious), (1, 1, (0, 1), 1), "{frto:?}");
+    assert!(frto.ssthresh_end > 1 << 60, "the window and slow start's ssthresh come back: {frto:?}");
+    assert!(frto.completion_ps + 20 * MS < plain.completion_ps, "{frto:?} against {plain:?}");
+}
+
+#[test]
+fn after_a_real_timeout_f_rto_sends_two_new_segments_then_resends_what_was_lost() {
+    // Everything that leaves in the 200 ms from segment 100 on is lost (the probe too): the RTO
+    // resends 100. Its acknowledgement advances snd_una, and F-RTO sends two new segments
+    // (step 2.b; cwnd is 2 after slow start's first acknowledgement) where the go-back-N
+    // resends 101 and 102. Their SACKs show the loss was real (step 3.a): the go-back-N
+    // follows, one round trip later, with as many resends.
+    let outage = after_segment_100(200 * MS, |_, _| None);
+    let plain = run_frto(400, &outage, false);
+    let frto = run_frto(400, &outage, true);
+    for o in [&plain, &frto] {
+        assert_eq!((o.timeouts, o.undone, o.frto_spurious), (1, (0, 0), 0), "{o:?}");
+    }
+    let top = frto.snd_max_at_first_rto.expect("a timeout");
+    assert_eq!(sends_after(&plain, 100, 1, 2), [(101, 1), (102, 1)], "{plain:?}");
+    assert_eq!(sends_after(&frto, 100, 1, 4), [(top, 0), (top + 1, 0), (101, 1), (102, 1)], "{frto:?}");
+    assert_eq!(frto.retx_pkts, plain.retx_pkts, "the new segments are not resends");
+    let later = frto.completion_ps - plain.completion_ps;
+    assert!(later > 0 && later <= 30 * MS, "about one round trip later: {} ms", later / MS);
+    // A 600 ms outage loses the first resend too: the second timeout repeats the first on the
+    // same snd_una, and F-RTO runs for it (RFC 5682 s3.2; Linux `icsk_retransmits` set).
+    let outage = after_segment_100(600 * MS, |_, _| None);
+    let frto = run_frto(400, &outage, true);
+    assert_eq!((frto.timeouts, frto.undone), (2, (0, 0)), "{frto:?}");
+    assert_eq!(sends_after(&frto, 100, 2, 3), [(top, 0), (top + 1, 0), (101, 1)], "{frto:?}");
+}
+
+#[test]
+fn f_rto_sends_new_data_where_the_go_back_n_resends_segments_that_were_only_late() {
+    // As the outage above, but what leaves in those 200 ms is late, not lost: it arrives 20 ms
+    // after the timeout, between the acknowledgement of 100's resend and that of whatever is
+    // sent on it. Both senders undo the timeout when the late originals are acknowledged (their
+    // echoes predate the resend: Eifel), but without F-RTO the go-back-N has resent 101 and 102
+    // in vain by then.
+    let outage = after_segment_100(200 * MS, |_, _| None);
+    let rto_at = run_frto(400, &outage, true).trace.iter().find(|&&(_, i, k)| i == 100 && k == 1).expect("a resend").0;
+    let late = after_segment_100(200 * MS, |depart, _| Some((rto_at + 20 * MS).saturating_sub(depart + PROP)));
+    let plain = run_frto(400, &late, false);
+    let frto = run_frto(400, &late, true);
+    for o in [&plain, &frto] {
+        assert_eq!((o.timeouts, o.undone), (1, (0, 1)), "{o:?}");
+        assert!(o.ssthresh_end > 1 << 60, "{o:?}");
+    }
+    assert_eq!((plain.retx_pkts, frto.retx_pkts), (3, 1), "{plain:?} {frto:?}");
+    let top = frto.snd_max_at_first_rto.expect("a timeout");
+    assert_eq!(sends_after(&frto, 100, 1, 2), [(top, 0), (top + 1, 0)], "{frto:?}");
+}
+
+#[test]
+fn f_rto_does_not_run_for_a_timeout_inside_a_fast_recovery() {
+    // The script of the test above whose first timeout falls inside a recovery: Linux's
+    // `tp->frto` is set only from the Open, Disorder and CWR states, so after that timeout both
+    // senders go back N (resending 45, 46, 47 on the resend's acknowledgement) and send the same
+    // until the next timeout, at 627 ms. That one finds no recovery under way, and F-RTO's new
+    // data (every first transmission from 45 on is lost) costs it more timeouts.
+    let script = |idx: u64, k: u32, _: SimTime| if (idx == 30 && k < 2) || (k == 0 && idx >= 45) { None } else { Some(0) };
+    let plain = run_frto(200, &script, false);
+    let frto = run_frto(200, &script, true);
+    assert_eq!(frto.fast_retx, 1, "{frto:?}");
+    assert_eq!(sends_after(&frto, 30, 2, 3), [(45, 1), (46, 1), (47, 1)]);
+    let until = |o: &Outcome| o.trace.iter().take_while(|&&(t, _, _)| t < 600 * MS).copied().collect::<Vec<_>>();
+    assert_eq!(until(&frto), until(&plain));
+    assert_eq!(sends_after(&frto, 77, 1, 2), [(99, 0), (100, 0)], "the next timeout's F-RTO sends new data");
+    assert_eq!(sends_after(&plain, 77, 1, 2), [(78, 1), (79, 1)]);
 }

@@ -610,9 +610,19 @@ impl TcpSender {
     }
 
     /// Undo spurious window reductions (`tcp.undo`, `undo.rs`); only a RACK-TLP sender does.
+    /// Turning undo off turns F-RTO off too (its verdict is an undo).
     pub fn set_undo(&mut self, on: bool) {
         if let Some(r) = self.rack.as_mut() {
             r.undo = on.then(super::undo::Undo::default);
+            r.frto.enabled &= on;
+        }
+    }
+
+    /// F-RTO after a retransmission timeout (`tcp.frto`, `frto.rs`); only a RACK-TLP sender
+    /// with undo runs it.
+    pub fn set_frto(&mut self, on: bool) {
+        if let Some(r) = self.rack.as_mut() {
+            r.frto.enabled = on && r.undo.is_some();
         }
     }
 
@@ -1321,6 +1331,11 @@ impl TcpSender {
         self.counters_mut().timeouts += 1;
         // A RACK-TLP sender follows Linux's `tcp_enter_loss`: no second ssthresh cut inside a
         // recovery or an ECN reduction either (`rack_timeout_begins_episode`).
+        if self.rack.is_some() {
+            // RFC 5682 s3.1 step 1: whether F-RTO watches this episode depends on the state
+            // the timeout found.
+            self.rack_frto_on_timeout();
+        }
         let repeated = if self.rack.is_some() { !self.rack_timeout_begins_episode() } else { self.head_resent_by_timer };
         // RFC 5681 eq. 4 halves FlightSize. After a NewReno recovery that inflated the window,
         // snd_max - snd_una also counts segments already lost or received out of order, which
@@ -1392,6 +1407,7 @@ impl TcpSender {
                 dsacks: r.dsacks,
                 recoveries_undone: r.undo.map_or(0, |u| u.recoveries_undone),
                 timeouts_undone: r.undo.map_or(0, |u| u.timeouts_undone),
+                frto_spurious_rtos: r.frto.spurious,
             }),
         }
     }

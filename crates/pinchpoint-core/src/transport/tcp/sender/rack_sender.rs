@@ -5,6 +5,7 @@
 //! the default recovery never reaches this file.
 
 use super::super::cc::CongestionControl;
+use super::super::frto::{LossAck, Verdict};
 use super::super::rack::{TimerMode, PTO_NO_RTT_PS, TIMEOUT_MIN_PS};
 use super::TcpSender;
 use crate::net::packet::{flags, Packet};
@@ -77,8 +78,12 @@ impl TcpSender {
     }
 
     /// Sends what the window allows: against the in-flight estimate while something is SACKed
-    /// or lost (and in recovery, through `try_send_inline`), else as every sender does.
+    /// or lost (and in recovery, through `try_send_inline`), else as every sender does; F-RTO's
+    /// new data when this acknowledgement chose it.
     fn rack_send_what_is_allowed(&mut self, ctx: &mut TransportCtx) {
+        if self.rack.as_ref().is_some_and(|r| r.frto.send_new) {
+            return self.frto_send_new_data(ctx);
+        }
         if !(self.in_recovery | self.in_cwr) && self.rack_sends_by_pipe() {
             self.rack_send(ctx);
         } else {
@@ -93,6 +98,53 @@ impl TcpSender {
         self.rack_send_what_is_allowed(ctx);
         if self.snd_max > snd_max {
             self.rack_arm_timer(false, ctx);
+        }
+    }
+
+    /// RFC 5682 s3.1 step 2.b / Linux `tcp_xmit_recovery` with REXMIT_NEW: after the first
+    /// acknowledgement that advanced snd_una following a timeout, new data goes out instead of
+    /// resends, as the window allows. In flight then are the timeout's resends still out and
+    /// the new data sent since the recovery point moved to snd_max (Linux counts the rest as
+    /// lost). If nothing could be sent, F-RTO gives up and the go-back-N resends (Linux sets
+    /// `tp->frto = 0` and retransmits the queue).
+    fn frto_send_new_data(&mut self, ctx: &mut TransportCtx) {
+        let mss = self.s.mss as u64;
+        let cwnd = self.cc.cwnd_bytes();
+        let high_seq = self.recover.unwrap_or(self.snd_max);
+        // The go-back-N resumes from here if the loss proves real.
+        let resend_from = self.snd_nxt;
+        if let Some(r) = self.rack.as_mut() {
+            r.frto.send_new = false;
+        }
+        loop {
+            let Some(r) = self.rack.as_ref() else { return };
+            if r.rtx_bytes() + (self.snd_max - high_seq) + mss > cwnd || self.paced_out(ctx) {
+                break;
+            }
+            if self.send_new_segment(mss, ctx) == 0 {
+                break;
+            }
+        }
+        self.snd_nxt = resend_from;
+        if self.snd_max > high_seq {
+            self.check_app_limited();
+            return;
+        }
+        if let Some(r) = self.rack.as_mut() {
+            r.frto.stop();
+        }
+        self.try_send_inline(ctx);
+    }
+
+    /// RFC 5682 s3.1 step 1 / Linux `tcp_enter_loss` (`tp->frto`): F-RTO watches a timeout
+    /// that finds no fast recovery and no earlier timeout's episode under way (Linux's Open,
+    /// Disorder and CWR states), or that repeats the last timeout before any acknowledgement
+    /// advanced (`icsk_retransmits` set; RFC 5682 s3.2). Called before the timeout changes the
+    /// state.
+    pub(super) fn rack_frto_on_timeout(&mut self) {
+        let may_start = (!self.in_recovery && !self.in_timeout_recovery()) || self.head_resent_by_timer;
+        if let Some(r) = self.rack.as_mut() {
+            r.frto.on_timeout(may_start);
         }
     }
 
@@ -148,7 +200,7 @@ impl TcpSender {
         if self.rack.as_ref().is_some_and(|r| r.undo.is_some()) {
             // Linux `tcp_fastretrans_alert`: the undo tests come before loss detection.
             let ece = self.s.ecn.on() && pkt.flags & flags::ECE != 0;
-            self.rack_try_undo(ack > una_before, una_before, loss_state, pkt.ts_echo, ece, now);
+            self.rack_try_undo(ack > una_before, una_before, newly_sacked, loss_state, pkt.ts_echo, ece, now);
         }
         // Read after the undo, which may have ended the recovery (Linux `tcp_rack_reo_wnd` reads
         // the state `tcp_try_keep_open` left).
@@ -429,9 +481,14 @@ impl TcpSender {
     /// Linux); after a timeout the go-back-N stops, since the segments it has not yet resent
     /// are not lost.
     #[inline(never)]
-    fn rack_try_undo(&mut self, una_advanced: bool, una_before: u64, loss_state: bool, ts_echo: SimTime, ece: bool, now: SimTime) {
+    #[allow(clippy::too_many_arguments)]
+    fn rack_try_undo(&mut self, una_advanced: bool, una_before: u64, newly_sacked: bool, loss_state: bool, ts_echo: SimTime, ece: bool, now: SimTime) {
         let snd_una = self.snd_una;
         let recovered = self.recover.is_none_or(|r| snd_una >= r);
+        let high_seq = self.recover.unwrap_or(self.snd_max);
+        // F-RTO's inputs (read before the RACK state is borrowed).
+        let new_data_allowed = self.offered_bytes > self.snd_max && self.snd_una + self.rwnd > self.snd_max;
+        let new_data_sent = self.snd_max > high_seq;
         let (in_recovery, in_cwr) = (self.in_recovery, self.in_cwr);
         let Some(r) = self.rack.as_mut() else { return };
         r.ece_ack = ece;
@@ -445,13 +502,28 @@ impl TcpSender {
         // Some(window to restore, if any): undone.
         let undone = if loss_state {
             // Linux `tcp_process_loss`.
-            if una_advanced && u.may_undo(ts_echo) {
+            let eifel = una_advanced && u.may_undo(ts_echo);
+            let verdict = if eifel {
+                Verdict::Conventional
+            } else {
+                let original_delivered = r.original_delivered_end <= high_seq;
+                r.frto.on_loss_ack(LossAck { original_delivered, una_advanced, newly_sacked, recovered, new_data_sent, new_data_allowed })
+            };
+            if eifel || verdict == Verdict::Spurious {
+                // The timestamp test (`tcp_try_undo_loss(sk, false)`), or F-RTO's step 3.b
+                // (`tcp_try_undo_loss(sk, true)`, which needs no other evidence).
                 r.unmark_all_lost();
                 self.snd_nxt = self.snd_max;
                 self.recover_after_rto = false;
                 // Counted as a timeout undone (Linux TCPLossUndo) even when the episode began
                 // with a fast recovery that the timeout fell inside.
                 Some(u.take_as(now, true))
+            } else if verdict == Verdict::SendNewData {
+                // Step 2.b: the recovery point moves to snd_max (Linux `high_seq = snd_nxt`),
+                // and this acknowledgement sends new data (`frto_send_new_data`).
+                r.frto.send_new = true;
+                self.recover = Some(self.snd_max);
+                None
             } else {
                 if recovered {
                     // `tcp_try_undo_recovery` without an undo.
