@@ -35,8 +35,9 @@ pub struct LossAck {
     pub original_delivered: bool,
     /// It advanced snd_una (FLAG_SND_UNA_ADVANCED).
     pub una_advanced: bool,
-    /// It SACKed new data (FLAG_DATA_SACKED).
-    pub newly_sacked: bool,
+    /// It SACKed new data (FLAG_DATA_SACKED), or it is a duplicate: it neither advances snd_una
+    /// nor carries a D-SACK (Linux `num_dupack`).
+    pub sacked_or_dupack: bool,
     /// snd_una reached the recovery point: the episode ends.
     pub recovered: bool,
     /// New data was sent since the recovery point was set (Linux `after(snd_nxt, high_seq)`).
@@ -91,7 +92,7 @@ impl Frto {
         }
         if a.new_data_sent {
             // Step 3.a: a duplicate or a SACK after the new data: the loss was real.
-            if a.newly_sacked || !a.una_advanced {
+            if a.sacked_or_dupack {
                 self.active = false;
             }
         } else if a.una_advanced && !a.recovered {
@@ -129,7 +130,7 @@ mod tests {
     #[test]
     fn never_resent_data_delivered_makes_the_timeout_spurious_at_any_step() {
         let mut f = watching();
-        assert_eq!(f.on_loss_ack(LossAck { original_delivered: true, newly_sacked: true, ..LossAck::default() }), Verdict::Spurious);
+        assert_eq!(f.on_loss_ack(LossAck { original_delivered: true, sacked_or_dupack: true, ..LossAck::default() }), Verdict::Spurious);
         assert!(!f.active() && f.spurious == 1);
         // After new data went out too (step 3.b proper).
         let mut f = watching();
@@ -142,7 +143,7 @@ mod tests {
 
     #[test]
     fn a_duplicate_or_sack_after_the_new_data_shows_the_loss_was_real() {
-        for dup in [LossAck { new_data_sent: true, newly_sacked: true, una_advanced: true, ..LossAck::default() }, LossAck { new_data_sent: true, ..LossAck::default() }] {
+        for dup in [LossAck { new_data_sent: true, sacked_or_dupack: true, una_advanced: true, ..LossAck::default() }, LossAck { new_data_sent: true, sacked_or_dupack: true, ..LossAck::default() }] {
             let mut f = watching();
             assert_eq!(f.on_loss_ack(LossAck { una_advanced: true, new_data_allowed: true, ..LossAck::default() }), Verdict::SendNewData);
             assert_eq!(f.on_loss_ack(dup), Verdict::Conventional);
@@ -152,10 +153,21 @@ mod tests {
     }
 
     #[test]
+    fn an_acknowledgement_that_is_no_duplicate_leaves_the_new_data_watched() {
+        // A D-SACK alone (Linux FLAG_DSACKING_ACK: `num_dupack` 0) is no step 3.a evidence: a
+        // later SACK of never-resent data still finds the timeout spurious.
+        let mut f = watching();
+        assert_eq!(f.on_loss_ack(LossAck { una_advanced: true, new_data_allowed: true, ..LossAck::default() }), Verdict::SendNewData);
+        assert_eq!(f.on_loss_ack(LossAck { new_data_sent: true, ..LossAck::default() }), Verdict::Conventional);
+        assert!(f.active());
+        assert_eq!(f.on_loss_ack(LossAck { new_data_sent: true, original_delivered: true, sacked_or_dupack: true, ..LossAck::default() }), Verdict::Spurious);
+    }
+
+    #[test]
     fn duplicates_before_the_first_advance_leave_the_episode_watched() {
         // Linux keeps `tp->frto` through duplicates at step 2 (they repair conventionally).
         let mut f = watching();
-        assert_eq!(f.on_loss_ack(LossAck { newly_sacked: true, ..LossAck::default() }), Verdict::Conventional);
+        assert_eq!(f.on_loss_ack(LossAck { sacked_or_dupack: true, ..LossAck::default() }), Verdict::Conventional);
         assert!(f.active());
         assert_eq!(f.on_loss_ack(LossAck { una_advanced: true, new_data_allowed: true, ..LossAck::default() }), Verdict::SendNewData);
     }

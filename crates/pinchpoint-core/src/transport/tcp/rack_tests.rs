@@ -495,6 +495,23 @@ fn after_a_real_timeout_f_rto_sends_two_new_segments_then_resends_what_was_lost(
 }
 
 #[test]
+fn an_offer_between_f_rto_s_new_data_and_its_verdict_sends_no_resend() {
+    // The outage above, with the application offering its last 100 segments 1 ms after F-RTO
+    // sent its two new segments. The window (2 segments) is full with them, so the offer sends
+    // nothing (Linux `tcp_write_xmit` counts them in flight and the rest as lost); the resends
+    // wait for the SACKs that show the loss real, as without the offer.
+    let outage = after_segment_100(200 * MS, |_, _| None);
+    let base = run_frto(400, &outage, true);
+    let top = base.snd_max_at_first_rto.expect("a timeout");
+    let (new_at, _, _) = *base.trace.iter().find(|&&(_, i, k)| i == top && k == 0).expect("F-RTO's new data");
+    let (o, _, _) = run_timed(Recovery::RackTlp, 400, 300, new_at + MS, &outage, true, true, true);
+    assert_eq!(sends_after(&o, top + 1, 0, 2), [(101, 1), (102, 1)], "{o:?}");
+    let resend_at = o.trace.iter().find(|&&(_, i, k)| i == 101 && k == 1).expect("a resend").0;
+    assert!(resend_at >= new_at + 20 * MS, "the resends follow the SACKs, a round trip after the new data: {} ms", (resend_at - new_at) / MS);
+    assert_eq!(o.trace, base.trace, "the offer changes nothing: the data was there all along in the base run");
+}
+
+#[test]
 fn f_rto_sends_new_data_where_the_go_back_n_resends_segments_that_were_only_late() {
     // As the outage above, but what leaves in those 200 ms is late, not lost: it arrives 20 ms
     // after the timeout, between the acknowledgement of 100's resend and that of whatever is

@@ -95,29 +95,36 @@ impl TcpSender {
     /// timer, a timeout): new data sent schedules the loss probe (Linux `tcp_write_xmit`).
     pub(super) fn rack_try_send(&mut self, ctx: &mut TransportCtx) {
         let snd_max = self.snd_max;
-        self.rack_send_what_is_allowed(ctx);
+        if self.frto_awaits_verdict() {
+            // Between F-RTO's new data and the acknowledgement that judges it, a send outside
+            // an acknowledgement (an offer, the pacing timer) is new data only, within the
+            // window over what is in flight (Linux `tcp_write_xmit` with the rest marked lost):
+            // no resend before the verdict.
+            self.frto_send_new(ctx);
+            self.check_app_limited();
+        } else {
+            self.rack_send_what_is_allowed(ctx);
+        }
         if self.snd_max > snd_max {
             self.rack_arm_timer(false, ctx);
         }
     }
 
-    /// RFC 5682 s3.1 step 2.b / Linux `tcp_xmit_recovery` with REXMIT_NEW: after the first
-    /// acknowledgement that advanced snd_una following a timeout, new data goes out instead of
-    /// resends, as the window allows. In flight then are the timeout's resends still out and
-    /// the new data sent since the recovery point moved to snd_max (Linux counts the rest as
-    /// lost). If nothing could be sent, F-RTO gives up and the go-back-N resends (Linux sets
-    /// `tp->frto = 0` and retransmits the queue).
-    fn frto_send_new_data(&mut self, ctx: &mut TransportCtx) {
+    /// F-RTO sent new data after a timeout (step 2.b) and no acknowledgement has judged it yet.
+    fn frto_awaits_verdict(&self) -> bool {
+        self.rack.as_ref().is_some_and(|r| r.frto.active()) && self.in_timeout_recovery() && self.recover.is_some_and(|h| self.snd_max > h)
+    }
+
+    /// Sends new data as the window allows over what F-RTO counts in flight: the timeout's
+    /// resends still out and the new data sent since the recovery point (Linux counts the rest
+    /// as lost). The go-back-N's position is kept for when the loss proves real.
+    fn frto_send_new(&mut self, ctx: &mut TransportCtx) {
         let mss = self.s.mss as u64;
         let cwnd = self.cc.cwnd_bytes();
         let high_seq = self.recover.unwrap_or(self.snd_max);
-        // The go-back-N resumes from here if the loss proves real.
         let resend_from = self.snd_nxt;
-        if let Some(r) = self.rack.as_mut() {
-            r.frto.send_new = false;
-        }
         loop {
-            let Some(r) = self.rack.as_ref() else { return };
+            let Some(r) = self.rack.as_ref() else { break };
             if r.rtx_bytes() + (self.snd_max - high_seq) + mss > cwnd || self.paced_out(ctx) {
                 break;
             }
@@ -126,6 +133,18 @@ impl TcpSender {
             }
         }
         self.snd_nxt = resend_from;
+    }
+
+    /// RFC 5682 s3.1 step 2.b / Linux `tcp_xmit_recovery` with REXMIT_NEW: after the first
+    /// acknowledgement that advanced snd_una following a timeout, new data goes out instead of
+    /// resends, as the window allows (`frto_send_new`). If nothing could be sent, F-RTO gives up
+    /// and the go-back-N resends (Linux sets `tp->frto = 0` and retransmits the queue).
+    fn frto_send_new_data(&mut self, ctx: &mut TransportCtx) {
+        let high_seq = self.recover.unwrap_or(self.snd_max);
+        if let Some(r) = self.rack.as_mut() {
+            r.frto.send_new = false;
+        }
+        self.frto_send_new(ctx);
         if self.snd_max > high_seq {
             self.check_app_limited();
             return;
@@ -200,7 +219,9 @@ impl TcpSender {
         if self.rack.as_ref().is_some_and(|r| r.undo.is_some()) {
             // Linux `tcp_fastretrans_alert`: the undo tests come before loss detection.
             let ece = self.s.ecn.on() && pkt.flags & flags::ECE != 0;
-            self.rack_try_undo(ack > una_before, una_before, newly_sacked, loss_state, pkt.ts_echo, ece, now);
+            // Linux `num_dupack`: an acknowledgement that neither advances nor carries a D-SACK.
+            let dupack = ack == una_before && !pkt.sack.dsack;
+            self.rack_try_undo(ack > una_before, una_before, newly_sacked || dupack, loss_state, pkt.ts_echo, ece, now);
         }
         // Read after the undo, which may have ended the recovery (Linux `tcp_rack_reo_wnd` reads
         // the state `tcp_try_keep_open` left).
@@ -482,7 +503,9 @@ impl TcpSender {
     /// are not lost.
     #[inline(never)]
     #[allow(clippy::too_many_arguments)]
-    fn rack_try_undo(&mut self, una_advanced: bool, una_before: u64, newly_sacked: bool, loss_state: bool, ts_echo: SimTime, ece: bool, now: SimTime) {
+    /// `sacked_or_dupack`: the acknowledgement SACKed new data or is a duplicate (F-RTO's step
+    /// 3.a evidence).
+    fn rack_try_undo(&mut self, una_advanced: bool, una_before: u64, sacked_or_dupack: bool, loss_state: bool, ts_echo: SimTime, ece: bool, now: SimTime) {
         let snd_una = self.snd_una;
         let recovered = self.recover.is_none_or(|r| snd_una >= r);
         let high_seq = self.recover.unwrap_or(self.snd_max);
@@ -507,22 +530,27 @@ impl TcpSender {
                 Verdict::Conventional
             } else {
                 let original_delivered = r.original_delivered_end <= high_seq;
-                r.frto.on_loss_ack(LossAck { original_delivered, una_advanced, newly_sacked, recovered, new_data_sent, new_data_allowed })
+                r.frto.on_loss_ack(LossAck { original_delivered, una_advanced, sacked_or_dupack, recovered, new_data_sent, new_data_allowed })
             };
             if eifel || verdict == Verdict::Spurious {
                 // The timestamp test (`tcp_try_undo_loss(sk, false)`), or F-RTO's step 3.b
                 // (`tcp_try_undo_loss(sk, true)`, which needs no other evidence).
                 r.unmark_all_lost();
+                r.frto.stop();
                 self.snd_nxt = self.snd_max;
                 self.recover_after_rto = false;
+                // Linux `tcp_try_undo_loss`: `icsk_retransmits = 0`, so a later timeout is no
+                // repeat of this one.
+                self.head_resent_by_timer = false;
                 // Counted as a timeout undone (Linux TCPLossUndo) even when the episode began
                 // with a fast recovery that the timeout fell inside.
                 Some(u.take_as(now, true))
             } else if verdict == Verdict::SendNewData {
-                // Step 2.b: the recovery point moves to snd_max (Linux `high_seq = snd_nxt`),
-                // and this acknowledgement sends new data (`frto_send_new_data`).
+                // Step 2.b: this acknowledgement sends new data (`frto_send_new_data`). Linux
+                // sets `high_seq = snd_nxt` here, which it already is (no new data has been sent
+                // since the timeout set it): so is `recover`.
+                debug_assert_eq!(self.recover, Some(self.snd_max));
                 r.frto.send_new = true;
-                self.recover = Some(self.snd_max);
                 None
             } else {
                 if recovered {
