@@ -500,11 +500,10 @@ impl TcpSender {
     /// both, `tcp_try_undo_dsack` for a late D-SACK. An undo inside an episode ends it: the
     /// sender is out of recovery (a loss still marked may start a new one at once, as in
     /// Linux); after a timeout the go-back-N stops, since the segments it has not yet resent
-    /// are not lost.
+    /// are not lost. `sacked_or_dupack`: the acknowledgement SACKed new data or is a duplicate
+    /// (F-RTO's step 3.a evidence).
     #[inline(never)]
     #[allow(clippy::too_many_arguments)]
-    /// `sacked_or_dupack`: the acknowledgement SACKed new data or is a duplicate (F-RTO's step
-    /// 3.a evidence).
     fn rack_try_undo(&mut self, una_advanced: bool, una_before: u64, sacked_or_dupack: bool, loss_state: bool, ts_echo: SimTime, ece: bool, now: SimTime) {
         let snd_una = self.snd_una;
         let recovered = self.recover.is_none_or(|r| snd_una >= r);
