@@ -78,7 +78,20 @@ pub use scenario::{build::build, Scenario, ScenarioError};
 ///   sends new data instead of resends, and an acknowledgement or SACK of data never resent
 ///   undoes the timeout. Before, the go-back-N resent at once and only the timestamp and D-SACK
 ///   undos applied. Only runs with `recovery = "rack_tlp"` that have timeouts move.
-pub const MODEL_REVISION: u32 = 10;
+/// - 11: after a timeout a SACK sender compares its window with what is in flight as Linux
+///   (`tcp_timeout_mark_lost`, `tcp_packets_in_flight`) and ns-3 (`SetSentListLost`,
+///   `BytesInFlight`) do: every un-SACKed byte outstanding at the timeout counts as lost, so in
+///   flight is what was resent since and is not SACKed, plus data sent above the recovery
+///   point. Before, the go-back-N counted the window from snd_una, so SACKed ranges between
+///   snd_una and the go-back point took up window and the holes went out more slowly. F-RTO's
+///   new data counts in flight and is not resent by the go-back-N. The rate sample's in-flight
+///   count after a timeout is the same count (it was RFC 6675's pipe, which left resends out).
+///   And the rate sample's RTT follows Karn's rule as Linux's `rs->rtt_us` does: the most
+///   recently sent segment delivered that was never retransmitted, else the timestamp of an
+///   acknowledgement that advances; before, a retransmission whose original was acknowledged
+///   gave an RTT from the resend (BBR took a sub-millisecond minimum RTT from one). Runs with
+///   SACK and timeouts move, and BBR runs with retransmissions.
+pub const MODEL_REVISION: u32 = 11;
 pub use simulation::{Results, Simulation};
 
 /// Parses, validates and builds a TOML scenario in one step.

@@ -582,6 +582,11 @@ impl Scoreboard {
         self.high_rxt = high_rxt;
     }
 
+    /// SACKed bytes in [snd_una, HighRxt).
+    pub fn sacked_below_high_rxt(&self) -> u64 {
+        self.sacked_below_rxt
+    }
+
     /// Highest SACKed byte plus one (0 if none).
     pub fn highest_sacked(&self) -> u64 {
         self.sacked.last().map_or(0, |r| r.1)

@@ -91,6 +91,8 @@ struct SentSeg {
     app_limited: bool,
     /// Not yet delivered (SACKed or acknowledged).
     pending: bool,
+    /// Sent more than once (Linux TCPCB_RETRANS): its delivery gives no RTT (Karn).
+    retransmitted: bool,
 }
 
 /// Delivery-rate estimation state (draft-cheng-iccrg-delivery-rate-estimation s3).
@@ -114,6 +116,9 @@ struct RateEstimator {
     /// Linux's `tp->lost`): RFC 6675's loss boundary only rises within a window, and a timeout
     /// deems everything outstanding lost without any acknowledgement reporting it.
     lost_upto: u64,
+    /// The acknowledgement being processed: its timestamp RTT if it advances snd_una, else 0
+    /// (the sample's RTT when every segment it delivers was retransmitted).
+    ack_ts_rtt: SimTime,
 }
 
 impl RateEstimator {
@@ -133,6 +138,7 @@ impl RateEstimator {
             first_sent_time: self.first_sent_time,
             app_limited: self.app_limited_until != 0,
             pending: true,
+            retransmitted: !new_data,
         };
         if new_data {
             self.segs.push_back(rec);
@@ -150,6 +156,12 @@ impl RateEstimator {
     fn deliver(&mut self, acc: &mut RateAcc, r: SentSeg, now: SimTime) {
         self.delivered += r.end - r.seq;
         self.delivered_time = now;
+        if !r.retransmitted {
+            // Linux `tcp_clean_rtx_queue` / `tcp_sacktag_one`: the sample's RTT (`rs->rtt_us`,
+            // ca_rtt) comes from the most recently sent segment delivered that was never
+            // retransmitted; a retransmission's delivery may be its original's (Karn).
+            acc.karn_sent = acc.karn_sent.max(Some(r.sent_time));
+        }
         if !acc.has || r.delivered > acc.prior_delivered {
             // The most recently sent of the segments this ack delivers.
             *acc = RateAcc {
@@ -158,7 +170,7 @@ impl RateEstimator {
                 send_elapsed: r.sent_time - r.first_sent_time,
                 ack_elapsed: now - r.delivered_time,
                 app_limited: r.app_limited,
-                rtt: now - r.sent_time,
+                karn_sent: acc.karn_sent,
             };
             self.first_sent_time = r.sent_time;
         }
@@ -206,7 +218,9 @@ impl RateEstimator {
             prior_delivered_bytes: acc.prior_delivered,
             total_delivered_bytes: self.delivered,
             is_app_limited: acc.app_limited,
-            rtt_ps: acc.rtt,
+            // Else the timestamp echoed by an acknowledgement that advances (Linux
+            // `tcp_ack_update_rtt`), else none (0; Linux -1).
+            rtt_ps: acc.karn_sent.map_or(self.ack_ts_rtt, |t| now - t),
             in_flight_bytes: in_flight,
             in_recovery,
             newly_lost_bytes: newly_lost,
@@ -232,7 +246,8 @@ struct RateAcc {
     send_elapsed: SimTime,
     ack_elapsed: SimTime,
     app_limited: bool,
-    rtt: SimTime,
+    /// Send time of the most recently sent never-retransmitted segment delivered.
+    karn_sent: Option<SimTime>,
 }
 
 /// What the sender counts for its report. `repr(C)`: the two counters a timeout and its
@@ -552,6 +567,9 @@ impl TcpSender {
         let una = ack.max(self.snd_una);
         let in_flight = match self.rack.as_ref() {
             Some(r) => r.pipe_given_sacked(self.snd_max - una.min(self.snd_max), self.board.sacked_bytes()),
+            // After a timeout every un-SACKed byte outstanding then is lost (Linux
+            // `tcp_timeout_mark_lost`): in flight is what was resent or sent since.
+            None if self.recover_after_rto && self.recover.is_some_and(|r| una < r) && self.s.sack => self.timeout_recovery_pipe(una, self.recover.unwrap_or(0)),
             None if self.board.sacked_bytes() > 0 => self.board.pipe(una, self.snd_max, self.s.dupack_threshold, self.s.mss),
             None => self.snd_max - una,
         };
@@ -864,6 +882,10 @@ impl TcpSender {
             }
             return;
         }
+        if self.recover_after_rto && self.s.sack && self.in_timeout_recovery() {
+            // After a timeout with SACK the window is compared with what is in flight.
+            return self.timeout_recovery_send(ctx);
+        }
         let wnd = self.send_window();
         // Going back after a timeout skips what the receiver reported holding. The SACKed
         // ranges do not change while this loop sends, so the next one is looked up once per
@@ -900,6 +922,92 @@ impl TcpSender {
             }
         }
         self.check_app_limited();
+    }
+
+    /// Sending after a timeout with SACK, until everything outstanding then is acknowledged
+    /// (Linux CA_Loss, ns-3 CA_LOSS). Both count every un-SACKed byte outstanding at the
+    /// timeout as lost (Linux `tcp_timeout_mark_lost`, ns-3 `TcpTxBuffer::SetSentListLost`), so
+    /// what is in flight is what was resent since and is not SACKed, plus data sent above the
+    /// recovery point and not SACKed (Linux `tcp_packets_in_flight`, ns-3 `BytesInFlight`).
+    /// The go-back-N resends the holes from snd_una upwards while that stays within cwnd
+    /// (Linux `tcp_xmit_retransmit_queue`, ns-3 `NextSeg`), then sends new data. Counting the
+    /// window from snd_una instead, as a sender without SACK does, let SACKed ranges between
+    /// snd_una and the go-back point take up the window (model revision 11).
+    ///
+    /// The scoreboard's HighRxt follows the go-back point, capped at the recovery point, so
+    /// that it keeps the SACKed bytes below that point up to date (each range is crossed once).
+    /// Data above the recovery point sent before the go-back point reached it (F-RTO's new
+    /// data, RFC 5682 step 2.b) is in flight, not lost: the go-back-N steps over it.
+    #[inline(never)]
+    fn timeout_recovery_send(&mut self, ctx: &mut TransportCtx) {
+        let mss = self.s.mss as u64;
+        let Some(recover) = self.recover else { return };
+        let cwnd = self.cc.cwnd_bytes();
+        self.board.set_high_rxt(self.snd_nxt.clamp(self.snd_una, recover));
+        let mut pipe = self.timeout_recovery_pipe(self.snd_una, recover);
+        let mut clear_until = 0u64;
+        while self.snd_nxt < self.offered_bytes {
+            if self.snd_nxt == recover && self.snd_max > recover {
+                self.snd_nxt = self.snd_max;
+                continue;
+            }
+            if self.snd_nxt < self.snd_max && self.snd_nxt >= clear_until {
+                self.snd_nxt = self.board.skip_sacked(self.snd_nxt);
+                if self.snd_nxt >= self.offered_bytes {
+                    break;
+                }
+                clear_until = self.board.next_sacked_above(self.snd_nxt).unwrap_or(u64::MAX);
+                if self.snd_nxt == recover && self.snd_max > recover {
+                    continue;
+                }
+            }
+            let mut len = (self.offered_bytes - self.snd_nxt).min(mss);
+            if self.snd_nxt < self.snd_max {
+                len = len.min(clear_until - self.snd_nxt);
+                if self.snd_nxt < recover && self.snd_max > recover {
+                    // A resend stops at the new data above the recovery point.
+                    len = len.min(recover - self.snd_nxt);
+                }
+            }
+            // Whole segments only, except that one may always be outstanding (as the loop in
+            // `try_send_inline`), against cwnd for what is in flight and against the
+            // receiver's window for the sequence space.
+            let one = len.min(mss);
+            if pipe + len > cwnd.max(one) || self.snd_nxt + len > self.snd_una + self.rwnd.max(one) {
+                break;
+            }
+            if self.paced_out(ctx) {
+                self.board.set_high_rxt(self.snd_nxt.clamp(self.snd_una, recover));
+                return;
+            }
+            let seq = self.snd_nxt;
+            self.send_segment_len(seq, len as u32, ctx);
+            self.snd_nxt += len;
+            pipe += len;
+            if self.snd_nxt > self.snd_max {
+                self.snd_max = self.snd_nxt;
+            }
+        }
+        self.board.set_high_rxt(self.snd_nxt.clamp(self.snd_una, recover));
+        self.check_app_limited();
+    }
+
+    /// What is in flight after a timeout with SACK (see [`Self::timeout_recovery_send`]), with
+    /// snd_una at `una` below the recovery point `recover`: the resent bytes below the go-back
+    /// point (the scoreboard's HighRxt) that are not SACKed, plus the bytes above the recovery
+    /// point that are not SACKed. O(1) once the go-back point has reached the recovery point;
+    /// before, the SACKed bytes above it are F-RTO's few new segments.
+    fn timeout_recovery_pipe(&mut self, una: u64, recover: u64) -> u64 {
+        let resent_to = self.board.high_rxt().clamp(una, recover);
+        // Below snd_una the scoreboard holds nothing, so its count below HighRxt is 0 there.
+        let sacked_resent = if self.board.high_rxt() > una { self.board.sacked_below_high_rxt() } else { 0 };
+        let resent = (resent_to - una).saturating_sub(sacked_resent);
+        if self.snd_max <= recover {
+            return resent;
+        }
+        let from = recover.max(una);
+        let sacked_above = if resent_to >= recover { self.board.sacked_bytes().saturating_sub(sacked_resent) } else { self.board.sacked_bytes_in(from, self.snd_max) };
+        resent + (self.snd_max - from).saturating_sub(sacked_above)
     }
 
     /// RFC 5681 s4.1 / Linux tcp_cwnd_restart: data is about to be sent with nothing in flight
@@ -1011,6 +1119,7 @@ impl TcpSender {
         let delivered_mark_before = self.snd_una + self.board.sacked_bytes();
         if let Some(r) = self.rate.as_mut() {
             r.newly_sacked.clear();
+            r.ack_ts_rtt = if ack > self.snd_una { ctx.now.saturating_sub(pkt.ts_echo) } else { 0 };
         }
         if self.s.sack {
             if pkt.sack.dsack {

@@ -825,6 +825,32 @@ fn segments_sent_after_the_application_ran_dry_give_app_limited_samples() {
     assert_eq!(rs.interval_ps, PS_PER_S + 10 * PS_PER_MS);
 }
 
+/// Model revision 11, Karn's rule in the rate sample's RTT (Linux `rs->rtt_us`, which BBR's
+/// minimum RTT reads): ten segments leave at t = 0, the timer resends segment 0 at 1 s and the
+/// original's acknowledgement (echoing t = 0) arrives 0.5 ms later. The resend gives no RTT; the
+/// echoed timestamp gives 1.0005 s. Before, the sample said 0.5 ms (from the resend). A later
+/// acknowledgement of never-retransmitted segments measures from their own send time.
+#[test]
+fn a_rate_sample_takes_no_rtt_from_a_retransmission_whose_original_was_acknowledged() {
+    let mut e = end();
+    let mut s = sender(SenderSettings { limited_transmit: false, ..settings(Recovery::Sack, true) }, 10, u64::MAX);
+    s.estimate_delivery_rate();
+    e.call(|c| { s.offer(u64::MAX, c); s.start(c) });
+    assert_eq!(take(&mut e).len(), 10);
+    e.now = e.timers[TIMER_RTO as usize];
+    let rto_at = e.now;
+    e.call(|c| s.on_rto(c));
+    assert_eq!(take(&mut e), vec![(0, 1000, true)]);
+    e.now = rto_at + PS_PER_MS / 2;
+    e.call(|c| s.on_ack(&ack_pkt(M, &[], 0), c));
+    assert_eq!(s.last_rate_sample().unwrap().rtt_ps, rto_at + PS_PER_MS / 2, "the echoed timestamp, not the resend");
+    // A SACK of segment 5 (sent once, at t = 0) and no advance: its own send time.
+    e.now += PS_PER_MS;
+    let now = e.now;
+    e.call(|c| s.on_ack(&ack_pkt(M, &[(5 * M, 6 * M)], 0), c));
+    assert_eq!(s.last_rate_sample().unwrap().rtt_ps, now);
+}
+
 #[test]
 fn sack_delivers_segments_to_the_rate_sample_when_they_are_sacked_not_when_acked() {
     let mut e = end();
@@ -944,6 +970,50 @@ fn go_back_n_after_a_timeout_skips_sacked_ranges_and_cuts_segments_at_their_edge
         .map(|&(seq, len)| (seq, len, true))
         .collect();
     assert_eq!(take(&mut e), resent);
+}
+
+/// Model revision 11: after a timeout a SACK sender counts in flight what Linux
+/// (`tcp_timeout_mark_lost`, `tcp_packets_in_flight`) and ns-3 (`SetSentListLost`,
+/// `BytesInFlight`) count: every un-SACKed byte outstanding at the timeout is lost, so what is
+/// in flight is what was resent since and is not SACKed, plus new data. SACKed ranges between
+/// snd_una and the go-back point take up no window. Segments 0, 3 and 6 of 20 are lost, and
+/// everything the fast recovery sends; the timer resends 0; its acknowledgement (3000, the
+/// receiver holds 1 and 2) leaves nothing in flight, so the window of 3 segments resends both
+/// holes and segment 20. Counting the window from snd_una, as before, resent only segment 3
+/// ([4000, 6000) filled the rest).
+#[test]
+fn after_a_timeout_sacked_ranges_take_up_no_window_and_holes_go_out_as_in_linux() {
+    let mut e = end();
+    let mut s = sender(SenderSettings { limited_transmit: false, ..settings(Recovery::Sack, true) }, 20, u64::MAX);
+    e.call(|c| { s.offer(u64::MAX, c); s.start(c) });
+    assert_eq!(take(&mut e).len(), 20);
+    // The receiver holds everything but segments 0, 3 and 6: a fast recovery starts.
+    e.now = PS_PER_MS;
+    let held = [(M, 3 * M), (4 * M, 6 * M), (7 * M, 20 * M)];
+    e.call(|c| s.on_ack(&ack_pkt(0, &held, 0), c));
+    // The recovery resends the three holes and sends segments 20 to 26 (PRR's window).
+    let sent = take(&mut e);
+    assert_eq!(sent.iter().filter(|x| x.2).map(|x| x.0).collect::<Vec<_>>(), vec![0, 3 * M, 6 * M]);
+    assert_eq!(sent.iter().filter(|x| !x.2).map(|x| x.0).collect::<Vec<_>>(), (20..27).map(|k| k * M).collect::<Vec<_>>());
+    // All of it is lost too: the timer fires and resends the head only.
+    e.now = e.timers[TIMER_RTO as usize];
+    let resent_at = e.now;
+    e.call(|c| s.on_rto(c));
+    assert_eq!(take(&mut e), vec![(0, 1000, true)]);
+    assert_eq!(s.cwnd_bytes(), M);
+    // The resent head arrives: the cumulative ack jumps over the SACKed [1000, 3000).
+    e.now += 10 * PS_PER_MS;
+    e.call(|c| s.on_ack(&ack_pkt(3 * M, &held[1..], resent_at), c));
+    // Slow start from one segment: 3000 bytes acknowledged, at most 2 segments added (RFC 3465).
+    assert_eq!(s.cwnd_bytes(), 3 * M);
+    // Segments 20 to 26 count as lost as well (nothing SACKed them): 20 is the third.
+    assert_eq!(take(&mut e), vec![(3 * M, 1000, true), (6 * M, 1000, true), (20 * M, 1000, true)]);
+    // Segment 3's resend arrives: ack 6000. In flight: the resends of 6 and 20; the window of
+    // 5 segments resends 21 to 23.
+    e.now += PS_PER_MS;
+    e.call(|c| s.on_ack(&ack_pkt(6 * M, &held[2..], resent_at), c));
+    assert_eq!(s.cwnd_bytes(), 5 * M);
+    assert_eq!(take(&mut e), vec![(21 * M, 1000, true), (22 * M, 1000, true), (23 * M, 1000, true)]);
 }
 
 // ------------------------------------------------------------------------------------------
