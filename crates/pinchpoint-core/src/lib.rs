@@ -86,11 +86,14 @@ pub use scenario::{build::build, Scenario, ScenarioError};
 ///   snd_una and the go-back point took up window and the holes went out more slowly. F-RTO's
 ///   new data counts in flight and is not resent by the go-back-N. The rate sample's in-flight
 ///   count after a timeout is the same count (it was RFC 6675's pipe, which left resends out).
-///   And the rate sample's RTT follows Karn's rule as Linux's `rs->rtt_us` does: the most
-///   recently sent segment delivered that was never retransmitted, else the timestamp of an
+///   No ECN reduction starts during that episode (Linux enters CWR only from Open or
+///   Disorder), and limited transmit gives way to the in-flight count there. And the rate
+///   sample's RTT follows Karn's rule as Linux's `rs->rtt_us` does: the most recently sent
+///   segment SACKed that was never retransmitted, else the one cumulatively acknowledged unless
+///   that acknowledgement also covers a resent segment, else the timestamp of an
 ///   acknowledgement that advances; before, a retransmission whose original was acknowledged
 ///   gave an RTT from the resend (BBR took a sub-millisecond minimum RTT from one). Runs with
-///   SACK and timeouts move, and BBR runs with retransmissions.
+///   timeouts (SACK, or ECN) move, and BBR runs with retransmissions.
 pub const MODEL_REVISION: u32 = 11;
 pub use simulation::{Results, Simulation};
 

@@ -143,11 +143,15 @@ impl RateEstimator {
         if new_data {
             self.segs.push_back(rec);
         } else {
-            let i = self.segs.partition_point(|r| r.end <= seq);
-            if let Some(r) = self.segs.get_mut(i) {
-                if r.seq <= seq {
-                    *r = SentSeg { seq: r.seq, end: r.end, ..rec };
+            // A resend may cover several shorter originals (a go-back-N segment of one MSS over
+            // data the application offered in small pieces): each of them is sent again now.
+            let mut i = self.segs.partition_point(|r| r.end <= seq);
+            while let Some(r) = self.segs.get_mut(i) {
+                if r.seq >= rec.end {
+                    break;
                 }
+                *r = SentSeg { seq: r.seq, end: r.end, ..rec };
+                i += 1;
             }
         }
     }
@@ -156,12 +160,6 @@ impl RateEstimator {
     fn deliver(&mut self, acc: &mut RateAcc, r: SentSeg, now: SimTime) {
         self.delivered += r.end - r.seq;
         self.delivered_time = now;
-        if !r.retransmitted {
-            // Linux `tcp_clean_rtx_queue` / `tcp_sacktag_one`: the sample's RTT (`rs->rtt_us`,
-            // ca_rtt) comes from the most recently sent segment delivered that was never
-            // retransmitted; a retransmission's delivery may be its original's (Karn).
-            acc.karn_sent = acc.karn_sent.max(Some(r.sent_time));
-        }
         if !acc.has || r.delivered > acc.prior_delivered {
             // The most recently sent of the segments this ack delivers.
             *acc = RateAcc {
@@ -170,7 +168,7 @@ impl RateEstimator {
                 send_elapsed: r.sent_time - r.first_sent_time,
                 ack_elapsed: now - r.delivered_time,
                 app_limited: r.app_limited,
-                karn_sent: acc.karn_sent,
+                ..*acc
             };
             self.first_sent_time = r.sent_time;
         }
@@ -187,6 +185,10 @@ impl RateEstimator {
                 let r = self.segs[i];
                 if r.pending {
                     self.segs[i].pending = false;
+                    if !r.retransmitted {
+                        // Linux `tcp_sacktag_one`: `last_sackt` from segments never resent.
+                        acc.sacked_sent = acc.sacked_sent.max(Some(r.sent_time));
+                    }
                     self.deliver(&mut acc, r, now);
                 }
                 i += 1;
@@ -197,6 +199,13 @@ impl RateEstimator {
                 break;
             }
             self.segs.pop_front();
+            if r.retransmitted {
+                // Linux FLAG_RETRANS_DATA_ACKED: a cumulative ack of anything ever resent
+                // gives no RTT from the cumulative part (Karn).
+                acc.resent_acked = true;
+            } else if r.pending {
+                acc.acked_sent = acc.acked_sent.max(Some(r.sent_time));
+            }
             if r.pending {
                 self.deliver(&mut acc, r, now);
             }
@@ -218,9 +227,7 @@ impl RateEstimator {
             prior_delivered_bytes: acc.prior_delivered,
             total_delivered_bytes: self.delivered,
             is_app_limited: acc.app_limited,
-            // Else the timestamp echoed by an acknowledgement that advances (Linux
-            // `tcp_ack_update_rtt`), else none (0; Linux -1).
-            rtt_ps: acc.karn_sent.map_or(self.ack_ts_rtt, |t| now - t),
+            rtt_ps: acc.karn_rtt(now, self.ack_ts_rtt),
             in_flight_bytes: in_flight,
             in_recovery,
             newly_lost_bytes: newly_lost,
@@ -246,8 +253,27 @@ struct RateAcc {
     send_elapsed: SimTime,
     ack_elapsed: SimTime,
     app_limited: bool,
-    /// Send time of the most recently sent never-retransmitted segment delivered.
-    karn_sent: Option<SimTime>,
+    /// Send time of the most recently sent never-retransmitted segment newly SACKed (Linux
+    /// `last_sackt`), and of one newly acknowledged cumulatively (`last_ackt`).
+    sacked_sent: Option<SimTime>,
+    acked_sent: Option<SimTime>,
+    /// The cumulative acknowledgement covers a segment ever retransmitted.
+    resent_acked: bool,
+}
+
+impl RateAcc {
+    /// Linux `tcp_clean_rtx_queue` and `tcp_ack_update_rtt` (`rs->rtt_us`, which BBR's minimum
+    /// RTT reads), Karn's rule: the RTT of the most recently sent segment SACKed that was never
+    /// retransmitted; else of the one cumulatively acknowledged, unless the cumulative ack also
+    /// covers a segment ever retransmitted; else the timestamp echoed by an acknowledgement
+    /// that advances (`ts_rtt`, 0 if none); else none (0; Linux -1).
+    fn karn_rtt(&self, now: SimTime, ts_rtt: SimTime) -> SimTime {
+        match (self.sacked_sent, self.acked_sent) {
+            (Some(t), _) => now - t,
+            (None, Some(t)) if !self.resent_acked => now - t,
+            _ => ts_rtt,
+        }
+    }
 }
 
 /// What the sender counts for its report. `repr(C)`: the two counters a timeout and its
@@ -566,10 +592,11 @@ impl TcpSender {
         // what is neither SACKed nor lost, plus retransmissions, for a RACK-TLP sender).
         let una = ack.max(self.snd_una);
         let in_flight = match self.rack.as_ref() {
-            Some(r) => r.pipe_given_sacked(self.snd_max - una.min(self.snd_max), self.board.sacked_bytes()),
             // After a timeout every un-SACKed byte outstanding then is lost (Linux
-            // `tcp_timeout_mark_lost`): in flight is what was resent or sent since.
-            None if self.recover_after_rto && self.recover.is_some_and(|r| una < r) && self.s.sack => self.timeout_recovery_pipe(una, self.recover.unwrap_or(0)),
+            // `tcp_timeout_mark_lost`): in flight is what was resent or sent since, as the
+            // go-back-N counts it (for RACK-TLP too: RACK's marks are cleared at a timeout).
+            _ if self.recover_after_rto && self.recover.is_some_and(|r| una < r) && self.s.sack => self.timeout_recovery_pipe(una, self.recover.unwrap_or(0)),
+            Some(r) => r.pipe_given_sacked(self.snd_max - una.min(self.snd_max), self.board.sacked_bytes()),
             None if self.board.sacked_bytes() > 0 => self.board.pipe(una, self.snd_max, self.s.dupack_threshold, self.s.mss),
             None => self.snd_max - una,
         };
@@ -947,7 +974,7 @@ impl TcpSender {
         let mut pipe = self.timeout_recovery_pipe(self.snd_una, recover);
         let mut clear_until = 0u64;
         while self.snd_nxt < self.offered_bytes {
-            if self.snd_nxt == recover && self.snd_max > recover {
+            if self.snd_nxt >= recover && self.snd_nxt < self.snd_max {
                 self.snd_nxt = self.snd_max;
                 continue;
             }
@@ -957,7 +984,8 @@ impl TcpSender {
                     break;
                 }
                 clear_until = self.board.next_sacked_above(self.snd_nxt).unwrap_or(u64::MAX);
-                if self.snd_nxt == recover && self.snd_max > recover {
+                if self.snd_nxt >= recover && self.snd_nxt < self.snd_max {
+                    // A SACKed range may run across the recovery point into F-RTO's new data.
                     continue;
                 }
             }
@@ -1257,7 +1285,9 @@ impl TcpSender {
                 if may_recover {
                     self.enter_recovery(ctx);
                 }
-            } else if self.dupacks < self.s.dupack_threshold && self.s.limited_transmit && !self.in_cwr {
+            } else if self.dupacks < self.s.dupack_threshold && self.s.limited_transmit && !self.in_cwr && !(self.s.sack && self.in_timeout_recovery()) {
+                // (After a timeout with SACK the window is compared with what is in flight in
+                // `try_send_inline` instead: a SACKed segment leaves the flight there.)
                 // RFC 3042: send one new segment per early duplicate, within cwnd + 2 segments.
                 let len = (self.offered_bytes - self.snd_nxt.min(self.offered_bytes)).min(self.s.mss as u64);
                 let allowance = self.cc.cwnd_bytes().min(self.rwnd) + self.dupacks as u64 * self.s.mss as u64;
@@ -1367,7 +1397,8 @@ impl TcpSender {
     /// reduction) and none began in the window this acknowledgement ends (RFC 3168 s6.1.2).
     #[inline]
     fn ecn_may_react(&self) -> bool {
-        !self.in_recovery && !self.in_cwr && self.snd_una >= self.ecn_hold_until
+        // Linux `tcp_enter_cwr` only from Open or Disorder: not in CA_Loss either.
+        !self.in_recovery && !self.in_cwr && self.snd_una >= self.ecn_hold_until && !self.in_timeout_recovery()
     }
 
     /// The reduction an ECN echo starts is held as a state (Linux's CA_CWR): the window does

@@ -851,6 +851,29 @@ fn a_rate_sample_takes_no_rtt_from_a_retransmission_whose_original_was_acknowled
     assert_eq!(s.last_rate_sample().unwrap().rtt_ps, now);
 }
 
+/// Karn's rule is per acknowledgement, as Linux's FLAG_RETRANS_DATA_ACKED: a cumulative ack
+/// that covers a resent segment gives no RTT from the never-resent segments it also covers
+/// (they waited behind the hole), only the echoed timestamp. NewReno without SACK: segment 0 of
+/// 10 is lost, its fast retransmit leaves at 12 ms and the full acknowledgement at 22 ms echoes
+/// it: 10 ms, not the 22 ms since segment 9 left.
+#[test]
+fn a_cumulative_ack_covering_a_resend_takes_its_rtt_from_the_timestamp_only() {
+    let mut e = end();
+    let mut s = sender(settings(Recovery::NewReno, false), 10, 10 * M);
+    s.estimate_delivery_rate();
+    e.call(|c| { s.offer(u64::MAX, c); s.start(c) });
+    assert_eq!(take(&mut e).len(), 10);
+    for k in 0..3u64 {
+        e.now = (10 + k) * PS_PER_MS;
+        e.call(|c| s.on_ack(&ack_pkt(0, &[], 0), c));
+    }
+    let resend_at = e.now;
+    assert!(take(&mut e).contains(&(0, 1000, true)), "the fast retransmit");
+    e.now = resend_at + 10 * PS_PER_MS;
+    e.call(|c| s.on_ack(&ack_pkt(10 * M, &[], resend_at), c));
+    assert_eq!(s.last_rate_sample().unwrap().rtt_ps, 10 * PS_PER_MS);
+}
+
 #[test]
 fn sack_delivers_segments_to_the_rate_sample_when_they_are_sacked_not_when_acked() {
     let mut e = end();
@@ -1014,6 +1037,33 @@ fn after_a_timeout_sacked_ranges_take_up_no_window_and_holes_go_out_as_in_linux(
     e.call(|c| s.on_ack(&ack_pkt(6 * M, &held[2..], resent_at), c));
     assert_eq!(s.cwnd_bytes(), 5 * M);
     assert_eq!(take(&mut e), vec![(21 * M, 1000, true), (22 * M, 1000, true), (23 * M, 1000, true)]);
+}
+
+/// After a timeout with SACK, an early duplicate goes to the in-flight count (Linux sends in
+/// CA_Loss within cwnd over `tcp_packets_in_flight`), not to limited transmit (RFC 3042), which
+/// sends only new data and only once the go-back-N has reached snd_max. The head's resend is
+/// acknowledged (cwnd 2 segments, 1 and 2 resent); a duplicate then SACKs 2's resend, so only
+/// 1's is in flight and the go-back-N resends 3. Before, the duplicate went to limited
+/// transmit, which sent nothing and returned: the freed window waited for the next advance.
+#[test]
+fn after_a_timeout_with_sack_an_early_duplicate_frees_the_window_for_the_next_hole() {
+    let mut e = end();
+    let mut s = sender(settings(Recovery::Sack, true), 10, u64::MAX);
+    e.call(|c| { s.offer(u64::MAX, c); s.start(c) });
+    assert_eq!(take(&mut e).len(), 10);
+    e.now = e.timers[TIMER_RTO as usize];
+    let resent_at = e.now;
+    e.call(|c| s.on_rto(c));
+    assert_eq!(take(&mut e), vec![(0, 1000, true)]);
+    e.now += 10 * PS_PER_MS;
+    let second_at = e.now;
+    e.call(|c| s.on_ack(&ack_pkt(M, &[], resent_at), c));
+    assert_eq!(s.cwnd_bytes(), 2 * M);
+    assert_eq!(take(&mut e), vec![(M, 1000, true), (2 * M, 1000, true)]);
+    e.now += 10 * PS_PER_MS;
+    e.call(|c| s.on_ack(&ack_pkt(M, &[(2 * M, 3 * M)], second_at), c));
+    assert_eq!(s.cwnd_bytes(), 2 * M, "a duplicate grows no window");
+    assert_eq!(take(&mut e), vec![(3 * M, 1000, true)]);
 }
 
 // ------------------------------------------------------------------------------------------
