@@ -94,7 +94,14 @@ pub use scenario::{build::build, Scenario, ScenarioError};
 ///   acknowledgement that advances; before, a retransmission whose original was acknowledged
 ///   gave an RTT from the resend (BBR took a sub-millisecond minimum RTT from one). Runs with
 ///   timeouts (SACK, or ECN) move, and BBR runs with retransmissions.
-pub const MODEL_REVISION: u32 = 11;
+/// - 12: the rate sample's application-limited mark follows Linux's
+///   `tcp_rate_check_app_limited`: less than a segment of what the application has written so
+///   far is unsent (it was the whole workload, so a sender fed by a `cbr`, `on_off` or Poisson
+///   application was never marked), the window is compared with the in-flight count (it was
+///   everything outstanding, SACKed bytes included), and no lost segment awaits its resend.
+///   Only runs whose controller reads rate samples (BBR) move: those with such applications,
+///   and finite transfers at their end.
+pub const MODEL_REVISION: u32 = 12;
 pub use simulation::{Results, Simulation};
 
 /// Parses, validates and builds a TOML scenario in one step.

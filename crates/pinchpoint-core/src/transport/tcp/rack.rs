@@ -502,6 +502,11 @@ impl Rack {
         self.rtx_bytes
     }
 
+    /// Bytes marked lost and not yet SACKed or acknowledged (Linux `lost_out`, in bytes).
+    pub fn lost_bytes(&self) -> u64 {
+        self.lost_bytes
+    }
+
     /// Linux `tcp_any_retrans_done`: a retransmission is in flight or the oldest outstanding
     /// segment was ever retransmitted.
     pub fn any_retrans_done(&self) -> bool {

@@ -591,15 +591,7 @@ impl TcpSender {
         // Linux tcp_packets_in_flight: with SACK information, RFC 6675 pipe (RACK's count of
         // what is neither SACKed nor lost, plus retransmissions, for a RACK-TLP sender).
         let una = ack.max(self.snd_una);
-        let in_flight = match self.rack.as_ref() {
-            // After a timeout every un-SACKed byte outstanding then is lost (Linux
-            // `tcp_timeout_mark_lost`): in flight is what was resent or sent since, as the
-            // go-back-N counts it (for RACK-TLP too: RACK's marks are cleared at a timeout).
-            _ if self.recover_after_rto && self.recover.is_some_and(|r| una < r) && self.s.sack => self.timeout_recovery_pipe(una, self.recover.unwrap_or(0)),
-            Some(r) => r.pipe_given_sacked(self.snd_max - una.min(self.snd_max), self.board.sacked_bytes()),
-            None if self.board.sacked_bytes() > 0 => self.board.pipe(una, self.snd_max, self.s.dupack_threshold, self.s.mss),
-            None => self.snd_max - una,
-        };
+        let in_flight = self.packets_in_flight_bytes(una);
         let min_rtt = if self.counters.rtt_samples > 0 { self.counters.rtt_min_ps } else { 0 };
         let in_recovery = self.in_recovery;
         if let Some(r) = self.rate.as_mut() {
@@ -633,15 +625,62 @@ impl TcpSender {
         lost
     }
 
-    /// Draft s3.4 CheckIfApplicationLimited: nothing left to send and the window not full.
-    /// Only the estimator reads the mark, so without one there is nothing to check.
+    /// Linux `tcp_packets_in_flight` in bytes with snd_una at `una`: with SACK information,
+    /// RFC 6675 pipe (RACK's count of what is neither SACKed nor lost, plus retransmissions,
+    /// for a RACK-TLP sender).
+    fn packets_in_flight_bytes(&mut self, una: u64) -> u64 {
+        match self.rack.as_ref() {
+            // After a timeout every un-SACKed byte outstanding then is lost (Linux
+            // `tcp_timeout_mark_lost`): in flight is what was resent or sent since, as the
+            // go-back-N counts it (for RACK-TLP too: RACK's marks are cleared at a timeout).
+            _ if self.recover_after_rto && self.recover.is_some_and(|r| una < r) && self.s.sack => self.timeout_recovery_pipe(una, self.recover.unwrap_or(0)),
+            Some(r) => r.pipe_given_sacked(self.snd_max - una.min(self.snd_max), self.board.sacked_bytes()),
+            None if self.board.sacked_bytes() > 0 => self.board.pipe(una, self.snd_max, self.s.dupack_threshold, self.s.mss),
+            None => self.snd_max - una,
+        }
+    }
+
+    /// Some data counted lost has not been resent yet (Linux `lost_out > retrans_out`): RACK's
+    /// marks; after a timeout, the go-back-N short of the recovery point; in an RFC 6675
+    /// recovery, an un-SACKed byte between HighRxt and the loss boundary (IsLost).
+    fn lost_data_awaits_resend(&mut self) -> bool {
+        if let Some(r) = self.rack.as_ref() {
+            if r.lost_bytes() > r.rtx_bytes() {
+                return true;
+            }
+        }
+        if self.in_timeout_recovery() {
+            return self.recover.is_some_and(|h| self.snd_nxt < h);
+        }
+        if self.rack.is_none() && self.in_recovery && self.s.sack {
+            let from = self.board.high_rxt().max(self.snd_una);
+            let boundary = self.board.loss_boundary(self.s.dupack_threshold, self.s.mss);
+            return boundary > from && self.board.sacked_bytes_in(from, boundary) < boundary - from;
+        }
+        false
+    }
+
+    /// Draft-cheng-iccrg-delivery-rate-estimation s3.4 CheckIfApplicationLimited, as Linux's
+    /// `tcp_rate_check_app_limited`: less than one segment the application has written is left
+    /// unsent (`write_seq - snd_nxt < mss`: what was offered so far, not the whole workload, so
+    /// an application that writes as it goes is application-limited between its writes), the
+    /// window is not full over what is in flight, and every segment counted lost has been
+    /// resent. Only the estimator reads the mark, so without one there is nothing to check.
     #[inline]
     fn check_app_limited(&mut self) {
         if self.rate.is_none() {
             return;
         }
-        let in_flight = self.snd_max - self.snd_una;
-        if self.snd_max >= self.total_bytes && in_flight < self.send_window() {
+        self.check_app_limited_with_estimator();
+    }
+
+    #[inline(never)]
+    fn check_app_limited_with_estimator(&mut self) {
+        if self.offered_bytes.saturating_sub(self.snd_max) >= self.s.mss as u64 {
+            return;
+        }
+        let in_flight = self.packets_in_flight_bytes(self.snd_una);
+        if in_flight < self.send_window() && !self.lost_data_awaits_resend() {
             if let Some(r) = self.rate.as_mut() {
                 r.app_limited_until = (r.delivered + in_flight).max(1);
             }

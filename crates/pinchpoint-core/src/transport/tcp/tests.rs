@@ -825,6 +825,50 @@ fn segments_sent_after_the_application_ran_dry_give_app_limited_samples() {
     assert_eq!(rs.interval_ps, PS_PER_S + 10 * PS_PER_MS);
 }
 
+/// Model revision 12: an application that writes as it goes is application-limited between its
+/// writes (Linux `tcp_rate_check_app_limited` reads `write_seq`, what was written so far). An
+/// unbounded transfer whose application has written 5 segments, in a 10-segment window, is
+/// application-limited after sending them, so the sixth segment, written later, carries the
+/// mark and so does its sample; before, only the end of the whole workload could set it, and a
+/// BBR flow fed by a constant-rate source let the source's rate into its bandwidth filter.
+/// Once the application has written more than the window holds, the mark ends with the
+/// delivery of what was outstanding when it was set.
+#[test]
+fn an_application_that_has_written_less_than_the_window_holds_gives_app_limited_samples() {
+    let mut e = end();
+    let mut s = sender(settings(Recovery::Sack, true), 10, u64::MAX);
+    s.estimate_delivery_rate();
+    e.call(|c| { s.offer(5 * M, c); s.start(c) });
+    assert_eq!(take(&mut e).len(), 5);
+    e.now = PS_PER_MS;
+    e.call(|c| s.offer(6 * M, c));
+    assert_eq!(take(&mut e), vec![(5 * M, 1000, false)]);
+    let mut acked = 0;
+    let mut samples = Vec::new();
+    for k in 1..=6 {
+        acked += M;
+        e.now = (10 + k) * PS_PER_MS;
+        e.call(|c| s.on_ack(&ack_pkt(acked, &[], 0), c));
+        samples.push(s.last_rate_sample().unwrap().is_app_limited);
+    }
+    assert_eq!(samples, [false, false, false, false, false, true], "only the sixth segment was sent application-limited");
+    // The application writes 100 segments more: the window (16 segments) fills. These were
+    // sent while the mark stood (the last acknowledgement found nothing to send and set it
+    // again, as Linux's check at the write does: they follow an application-limited stretch);
+    // it ends with their first delivery, and the segments sent from then on carry none.
+    e.call(|c| s.offer(106 * M, c));
+    assert_eq!(take(&mut e).len(), 16);
+    let mut samples = Vec::new();
+    for _ in 0..32 {
+        acked += M;
+        e.now += PS_PER_MS;
+        e.call(|c| s.on_ack(&ack_pkt(acked, &[], 0), c));
+        samples.push(s.last_rate_sample().unwrap().is_app_limited);
+        take(&mut e);
+    }
+    assert_eq!(samples, [[true; 16], [false; 16]].concat());
+}
+
 /// Model revision 11, Karn's rule in the rate sample's RTT (Linux `rs->rtt_us`, which BBR's
 /// minimum RTT reads): ten segments leave at t = 0, the timer resends segment 0 at 1 s and the
 /// original's acknowledgement (echoing t = 0) arrives 0.5 ms later. The resend gives no RTT; the
