@@ -36,6 +36,16 @@ fn ack_pkt(ack: u64, sacked: &[(u64, u64)], ts_echo: SimTime) -> Packet {
     Packet { kind: PacketKind::Ack, ack, window_bytes: u32::MAX, ts_echo, sack, ..Default::default() }
 }
 
+/// A sender of `total_bytes` (initial window 10 segments) that estimates delivery rates, its
+/// application offering everything, started: the rate-sample tests' set-up.
+fn started_with_rate_estimator(st: SenderSettings, total_bytes: u64) -> (Harness, super::sender::TcpSender) {
+    let mut e = end();
+    let mut s = sender(st, 10, total_bytes);
+    s.estimate_delivery_rate();
+    e.call(|c| { s.offer(u64::MAX, c); s.start(c) });
+    (e, s)
+}
+
 // ------------------------------------------------------------------------------------------
 // Slow start and congestion avoidance (RFC 5681 s3.1, RFC 3465 byte counting with L = 2)
 // ------------------------------------------------------------------------------------------
@@ -807,10 +817,7 @@ fn segments_sent_after_the_application_ran_dry_give_app_limited_samples() {
     // Draft s3.4: a 5-segment file in a 10-segment window leaves the window unfilled, so the
     // sender is application-limited from then on; the retransmission after a timeout carries
     // the mark, and so does the sample its acknowledgement produces.
-    let mut e = end();
-    let mut s = sender(settings(Recovery::Sack, true), 10, 5 * M);
-    s.estimate_delivery_rate();
-    e.call(|c| { s.offer(u64::MAX, c); s.start(c) });
+    let (mut e, mut s) = started_with_rate_estimator(settings(Recovery::Sack, true), 5 * M);
     assert_eq!(take(&mut e).len(), 5);
     e.now = PS_PER_S;
     e.call(|c| s.on_rto(c));
@@ -876,10 +883,7 @@ fn an_application_that_has_written_less_than_the_window_holds_gives_app_limited_
 /// acknowledgement of never-retransmitted segments measures from their own send time.
 #[test]
 fn a_rate_sample_takes_no_rtt_from_a_retransmission_whose_original_was_acknowledged() {
-    let mut e = end();
-    let mut s = sender(SenderSettings { limited_transmit: false, ..settings(Recovery::Sack, true) }, 10, u64::MAX);
-    s.estimate_delivery_rate();
-    e.call(|c| { s.offer(u64::MAX, c); s.start(c) });
+    let (mut e, mut s) = started_with_rate_estimator(SenderSettings { limited_transmit: false, ..settings(Recovery::Sack, true) }, u64::MAX);
     assert_eq!(take(&mut e).len(), 10);
     e.now = e.timers[TIMER_RTO as usize];
     let rto_at = e.now;
@@ -902,10 +906,7 @@ fn a_rate_sample_takes_no_rtt_from_a_retransmission_whose_original_was_acknowled
 /// it: 10 ms, not the 22 ms since segment 9 left.
 #[test]
 fn a_cumulative_ack_covering_a_resend_takes_its_rtt_from_the_timestamp_only() {
-    let mut e = end();
-    let mut s = sender(settings(Recovery::NewReno, false), 10, 10 * M);
-    s.estimate_delivery_rate();
-    e.call(|c| { s.offer(u64::MAX, c); s.start(c) });
+    let (mut e, mut s) = started_with_rate_estimator(settings(Recovery::NewReno, false), 10 * M);
     assert_eq!(take(&mut e).len(), 10);
     for k in 0..3u64 {
         e.now = (10 + k) * PS_PER_MS;
@@ -920,10 +921,7 @@ fn a_cumulative_ack_covering_a_resend_takes_its_rtt_from_the_timestamp_only() {
 
 #[test]
 fn sack_delivers_segments_to_the_rate_sample_when_they_are_sacked_not_when_acked() {
-    let mut e = end();
-    let mut s = sender(SenderSettings { limited_transmit: false, ..settings(Recovery::Sack, true) }, 10, u64::MAX);
-    s.estimate_delivery_rate();
-    e.call(|c| { s.offer(u64::MAX, c); s.start(c) });
+    let (mut e, mut s) = started_with_rate_estimator(SenderSettings { limited_transmit: false, ..settings(Recovery::Sack, true) }, u64::MAX);
     e.now = PS_PER_MS;
     e.call(|c| s.on_ack(&ack_pkt(0, &[(M, 3 * M)], 0), c));
     assert_eq!(s.delivered_bytes(), 2 * M);
@@ -937,10 +935,7 @@ fn a_rate_sample_counts_the_bytes_its_sack_makes_lost_once_and_none_after_a_time
     // Linux rs->losses (BBR reads it): segments 0 and 5 are lost; the rest of the window of 10
     // arrives. RFC 6675 IsLost (dupthresh 3): a hole is lost once more than 2 segments are
     // SACKed above it.
-    let mut e = end();
-    let mut s = sender(SenderSettings { limited_transmit: false, ..settings(Recovery::Sack, true) }, 10, u64::MAX);
-    s.estimate_delivery_rate();
-    e.call(|c| { s.offer(u64::MAX, c); s.start(c) });
+    let (mut e, mut s) = started_with_rate_estimator(SenderSettings { limited_transmit: false, ..settings(Recovery::Sack, true) }, u64::MAX);
     let mut lost_per_ack = Vec::new();
     for k in [1u64, 2, 3, 4, 6, 7, 8, 9] {
         e.now += PS_PER_MS;
