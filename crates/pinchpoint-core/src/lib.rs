@@ -98,9 +98,11 @@ pub use scenario::{build::build, Scenario, ScenarioError};
 ///   `tcp_rate_check_app_limited`: less than a segment of what the application has written so
 ///   far is unsent (it was the whole workload, so a sender fed by a `cbr`, `on_off` or Poisson
 ///   application was never marked), the window is compared with the in-flight count (it was
-///   everything outstanding, SACKed bytes included), and no lost segment awaits its resend.
-///   Only runs whose controller reads rate samples (BBR) move: those with such applications,
-///   and finite transfers at their end.
+///   everything outstanding, SACKed bytes included), and no lost segment awaits its resend;
+///   and a connection starts marked (Linux `tp->app_limited = ~0U`), so the first flight's
+///   samples are application-limited. Only runs whose controller reads rate samples (BBR) can
+///   move: those with such applications, finite transfers at their end, and any whose first
+///   round's sample mattered (the BBR network tests' figures did not move).
 pub const MODEL_REVISION: u32 = 12;
 pub use simulation::{Results, Simulation};
 

@@ -803,7 +803,9 @@ impl TcpSender {
         // measures its idle time from here (the restart then finds cwnd = IW and changes nothing).
         self.last_data_sent_ps = ctx.now;
         if self.rate_wanted {
-            self.rate = Some(Box::default());
+            // Linux `tcp_init_sock`: `tp->app_limited = ~0U` ("a bubble in the pipe until at
+            // least the first ACK"): the first flight is marked, and the first delivery ends it.
+            self.rate = Some(Box::new(RateEstimator { app_limited_until: 1, ..Default::default() }));
         }
         if self.total_bytes == 0 {
             self.completed = true;

@@ -812,6 +812,23 @@ fn delivery_rate_sample_measures_the_bottleneck_rate_once_the_pipe_is_full() {
     assert_eq!(s.delivered_bytes(), 200 * M);
 }
 
+/// Linux `tcp_init_sock` starts a connection application-limited (`tp->app_limited = ~0U`, "a
+/// bubble in the pipe until at least the first ACK"): the samples of the first flight are
+/// marked, and the first delivery ends the mark, so what is sent from then on is not.
+#[test]
+fn the_first_flight_gives_app_limited_samples_and_what_follows_does_not() {
+    let (mut e, mut s) = started_with_rate_estimator(settings(Recovery::Sack, true), u64::MAX);
+    assert_eq!(take(&mut e).len(), 10);
+    let mut samples = Vec::new();
+    for k in 1..=20u64 {
+        e.now = (10 + k) * PS_PER_MS;
+        e.call(|c| s.on_ack(&ack_pkt(k * M, &[], 0), c));
+        samples.push(s.last_rate_sample().unwrap().is_app_limited);
+        take(&mut e);
+    }
+    assert_eq!(samples, [[true; 10], [false; 10]].concat());
+}
+
 #[test]
 fn segments_sent_after_the_application_ran_dry_give_app_limited_samples() {
     // Draft s3.4: a 5-segment file in a 10-segment window leaves the window unfilled, so the
@@ -836,8 +853,8 @@ fn segments_sent_after_the_application_ran_dry_give_app_limited_samples() {
 /// writes (Linux `tcp_rate_check_app_limited` reads `write_seq`, what was written so far). An
 /// unbounded transfer whose application has written 5 segments, in a 10-segment window, is
 /// application-limited after sending them, so the sixth segment, written later, carries the
-/// mark and so does its sample; before, only the end of the whole workload could set it, and a
-/// BBR flow fed by a constant-rate source let the source's rate into its bandwidth filter.
+/// mark and so does its sample (before, only the end of the whole workload could set it, and a
+/// BBR flow fed by a constant-rate source let the source's rate into its bandwidth filter).
 /// Once the application has written more than the window holds, the mark ends with the
 /// delivery of what was outstanding when it was set.
 #[test]
@@ -858,7 +875,9 @@ fn an_application_that_has_written_less_than_the_window_holds_gives_app_limited_
         e.call(|c| s.on_ack(&ack_pkt(acked, &[], 0), c));
         samples.push(s.last_rate_sample().unwrap().is_app_limited);
     }
-    assert_eq!(samples, [false, false, false, false, false, true], "only the sixth segment was sent application-limited");
+    // The first five are the first flight (marked as Linux marks a new connection's); the
+    // sixth was sent after the application ran dry.
+    assert_eq!(samples, [true; 6], "the sixth segment was sent application-limited");
     // The application writes 100 segments more: the window (16 segments) fills. These were
     // sent while the mark stood (the last acknowledgement found nothing to send and set it
     // again, as Linux's check at the write does: they follow an application-limited stretch);
