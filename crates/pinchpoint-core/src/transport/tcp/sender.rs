@@ -633,11 +633,22 @@ impl TcpSender {
             // After a timeout every un-SACKed byte outstanding then is lost (Linux
             // `tcp_timeout_mark_lost`): in flight is what was resent or sent since, as the
             // go-back-N counts it (for RACK-TLP too: RACK's marks are cleared at a timeout).
-            _ if self.recover_after_rto && self.recover.is_some_and(|r| una < r) && self.s.sack => self.timeout_recovery_pipe(una, self.recover.unwrap_or(0)),
+            _ if self.s.sack && self.in_timeout_recovery_at(una) => self.timeout_recovery_pipe(una, self.recover.unwrap_or(0)),
             Some(r) => r.pipe_given_sacked(self.snd_max - una.min(self.snd_max), self.board.sacked_bytes()),
             None if self.board.sacked_bytes() > 0 => self.board.pipe(una, self.snd_max, self.s.dupack_threshold, self.s.mss),
             None => self.snd_max - una,
         }
+    }
+
+    /// In the loss state after a timeout (Linux CA_Loss): until snd_una passes `recover`.
+    pub(super) fn in_timeout_recovery(&self) -> bool {
+        self.in_timeout_recovery_at(self.snd_una)
+    }
+
+    /// [`TcpSender::in_timeout_recovery`] with snd_una at `una` (the state an acknowledgement
+    /// found, before it moved snd_una).
+    pub(super) fn in_timeout_recovery_at(&self, una: u64) -> bool {
+        self.recover_after_rto && self.recover.is_some_and(|r| una < r)
     }
 
     /// Some data counted lost has not been resent yet (Linux `lost_out > retrans_out`): RACK's
@@ -1015,20 +1026,18 @@ impl TcpSender {
         let mut pipe = self.timeout_recovery_pipe(self.snd_una, recover);
         let mut clear_until = 0u64;
         while self.snd_nxt < self.offered_bytes {
-            if self.snd_nxt >= recover && self.snd_nxt < self.snd_max {
-                self.snd_nxt = self.snd_max;
-                continue;
-            }
             if self.snd_nxt < self.snd_max && self.snd_nxt >= clear_until {
                 self.snd_nxt = self.board.skip_sacked(self.snd_nxt);
                 if self.snd_nxt >= self.offered_bytes {
                     break;
                 }
                 clear_until = self.board.next_sacked_above(self.snd_nxt).unwrap_or(u64::MAX);
-                if self.snd_nxt >= recover && self.snd_nxt < self.snd_max {
-                    // A SACKed range may run across the recovery point into F-RTO's new data.
-                    continue;
-                }
+            }
+            if self.snd_nxt >= recover && self.snd_nxt < self.snd_max {
+                // F-RTO's new data, reached by resending or across a SACKed range that runs
+                // over the recovery point into it.
+                self.snd_nxt = self.snd_max;
+                continue;
             }
             let mut len = (self.offered_bytes - self.snd_nxt).min(mss);
             if self.snd_nxt < self.snd_max {

@@ -176,17 +176,6 @@ impl TcpSender {
         }
     }
 
-    /// In the loss state after a timeout (Linux CA_Loss): until snd_una passes `recover`.
-    pub(super) fn in_timeout_recovery(&self) -> bool {
-        self.in_timeout_recovery_at(self.snd_una)
-    }
-
-    /// [`TcpSender::in_timeout_recovery`] with snd_una at `una` (the state an acknowledgement
-    /// found, before it moved snd_una).
-    fn in_timeout_recovery_at(&self, una: u64) -> bool {
-        self.recover_after_rto && self.recover.is_some_and(|r| una < r)
-    }
-
     /// RACK and TLP on one acknowledgement, after the scoreboard and snd_una have been updated
     /// (Linux `tcp_ack`: `tcp_clean_rtx_queue` with `tcp_rack_advance`, then
     /// `tcp_process_tlp_ack`, then `tcp_fastretrans_alert` with `tcp_identify_packet_loss`).
